@@ -1,0 +1,83 @@
+package wt
+
+/*
+#include "shim.h"
+*/
+import "C"
+
+import "unsafe"
+
+// Cursor is a WiredTiger cursor over a table with raw byte keys and values
+// (key_format=u,value_format=u). Slices it returns alias WiredTiger's memory
+// and stay valid only until the next operation on the cursor.
+type Cursor struct {
+	c        *C.WT_CURSOR
+	cacheKey string
+}
+
+// Close closes the cursor.
+func (c *Cursor) Close() error { return check("WT_CURSOR.close", C.wtd_cursor_close(c.c)) }
+
+// Reset releases the cursor's position.
+func (c *Cursor) Reset() error { return check("WT_CURSOR.reset", C.wtd_cursor_reset(c.c)) }
+
+// Search finds key and returns its value, or ErrNotFound.
+func (c *Cursor) Search(key []byte) ([]byte, error) {
+	var v unsafe.Pointer
+	var vl C.size_t
+	if err := check("WT_CURSOR.search", C.wtd_cursor_search(c.c, ptr(key), C.size_t(len(key)), &v, &vl)); err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(v), int(vl)), nil
+}
+
+// SearchNear positions the cursor at key or a neighbour; exact is <0, 0 or
+// >0 when the cursor is before, at or after key. ErrNotFound: table empty.
+func (c *Cursor) SearchNear(key []byte) (exact int, err error) {
+	var e C.int
+	if err := check("WT_CURSOR.search_near", C.wtd_cursor_search_near(c.c, ptr(key), C.size_t(len(key)), &e)); err != nil {
+		return 0, err
+	}
+	return int(e), nil
+}
+
+// Insert writes key=value (see Session.Cursor for overwrite).
+func (c *Cursor) Insert(key, value []byte) error {
+	return check("WT_CURSOR.insert", C.wtd_cursor_insert(c.c, ptr(key), C.size_t(len(key)), ptr(value), C.size_t(len(value))))
+}
+
+// Update replaces the value of an existing key.
+func (c *Cursor) Update(key, value []byte) error {
+	return check("WT_CURSOR.update", C.wtd_cursor_update(c.c, ptr(key), C.size_t(len(key)), ptr(value), C.size_t(len(value))))
+}
+
+// Remove deletes key.
+func (c *Cursor) Remove(key []byte) error {
+	return check("WT_CURSOR.remove", C.wtd_cursor_remove(c.c, ptr(key), C.size_t(len(key))))
+}
+
+// Next moves to the next record; ErrNotFound at the end.
+func (c *Cursor) Next() error { return check("WT_CURSOR.next", C.wtd_cursor_next(c.c)) }
+
+// Prev moves to the previous record; ErrNotFound at the start.
+func (c *Cursor) Prev() error { return check("WT_CURSOR.prev", C.wtd_cursor_prev(c.c)) }
+
+// Key returns the key at the cursor's position.
+func (c *Cursor) Key() ([]byte, error) {
+	var k unsafe.Pointer
+	var kl C.size_t
+	if err := check("WT_CURSOR.get_key", C.wtd_cursor_get(c.c, &k, &kl, nil, nil)); err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*byte)(k), int(kl)), nil
+}
+
+// KeyValue returns the key and value at the cursor's position.
+func (c *Cursor) KeyValue() (key, value []byte, err error) {
+	var k, v unsafe.Pointer
+	var kl, vl C.size_t
+	if err := check("WT_CURSOR.get_value", C.wtd_cursor_get(c.c, &k, &kl, &v, &vl)); err != nil {
+		return nil, nil, err
+	}
+	return unsafe.Slice((*byte)(k), int(kl)), unsafe.Slice((*byte)(v), int(vl)), nil
+}

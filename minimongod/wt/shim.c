@@ -1,0 +1,174 @@
+#include <string.h>
+#include "shim.h"
+
+/* The event handler hands WiredTiger's messages to Go and keeps the last
+ * error message of the calling thread, so a failing call can report it. */
+extern void wtdGoMessage(int isError, int code, char *msg);
+
+static __thread char last_error[1024];
+
+static int on_error(WT_EVENT_HANDLER *h, WT_SESSION *s, int code, const char *msg) {
+	(void)h; (void)s;
+	strncpy(last_error, msg, sizeof(last_error) - 1);
+	last_error[sizeof(last_error) - 1] = 0;
+	wtdGoMessage(1, code, (char *)msg);
+	return 0;
+}
+
+static int on_message(WT_EVENT_HANDLER *h, WT_SESSION *s, const char *msg) {
+	(void)h; (void)s;
+	wtdGoMessage(0, 0, (char *)msg);
+	return 0;
+}
+
+static WT_EVENT_HANDLER handler = { on_error, on_message, NULL, NULL };
+
+static void take_error(char *errbuf, size_t errlen) {
+	if (errbuf == NULL || errlen == 0) return;
+	strncpy(errbuf, last_error, errlen - 1);
+	errbuf[errlen - 1] = 0;
+}
+
+int wtd_open(const char *home, const char *config, WT_CONNECTION **connp, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = wiredtiger_open(home, &handler, config, connp);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
+int wtd_conn_close(WT_CONNECTION *c, const char *config) { return c->close(c, config); }
+int wtd_conn_reconfigure(WT_CONNECTION *c, const char *config, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = c->reconfigure(c, config);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
+int wtd_open_session(WT_CONNECTION *c, const char *config, WT_SESSION **sp) {
+	return c->open_session(c, NULL, config, sp);
+}
+
+int wtd_session_close(WT_SESSION *s) { return s->close(s, NULL); }
+int wtd_session_create(WT_SESSION *s, const char *uri, const char *config, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = s->create(s, uri, config);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
+int wtd_session_drop(WT_SESSION *s, const char *uri, const char *config, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = s->drop(s, uri, config);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
+int wtd_session_begin(WT_SESSION *s, const char *config) { return s->begin_transaction(s, config); }
+int wtd_session_commit(WT_SESSION *s, const char *config) { return s->commit_transaction(s, config); }
+int wtd_session_rollback(WT_SESSION *s, const char *config) { return s->rollback_transaction(s, config); }
+int wtd_session_checkpoint(WT_SESSION *s, const char *config) { return s->checkpoint(s, config); }
+int wtd_session_log_flush(WT_SESSION *s, const char *config) { return s->log_flush(s, config); }
+int wtd_session_reset(WT_SESSION *s) { return s->reset(s); }
+int wtd_open_cursor(WT_SESSION *s, const char *uri, const char *config, WT_CURSOR **cp, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = s->open_cursor(s, uri, NULL, config, cp);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
+
+int wtd_cursor_close(WT_CURSOR *c) { return c->close(c); }
+int wtd_cursor_reset(WT_CURSOR *c) { return c->reset(c); }
+
+static void set_key(WT_CURSOR *c, const void *k, size_t klen) {
+	WT_ITEM key;
+	memset(&key, 0, sizeof(key));
+	key.data = k;
+	key.size = klen;
+	c->set_key(c, &key);
+}
+
+int wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen, const void **v, size_t *vlen) {
+	set_key(c, k, klen);
+	int r = c->search(c);
+	if (r != 0) return r;
+	WT_ITEM val;
+	r = c->get_value(c, &val);
+	if (r != 0) return r;
+	*v = val.data;
+	*vlen = val.size;
+	return 0;
+}
+
+int wtd_cursor_search_near(WT_CURSOR *c, const void *k, size_t klen, int *exact) {
+	set_key(c, k, klen);
+	return c->search_near(c, exact);
+}
+
+int wtd_cursor_insert(WT_CURSOR *c, const void *k, size_t klen, const void *v, size_t vlen) {
+	WT_ITEM val;
+	memset(&val, 0, sizeof(val));
+	val.data = v;
+	val.size = vlen;
+	set_key(c, k, klen);
+	c->set_value(c, &val);
+	return c->insert(c);
+}
+
+int wtd_cursor_update(WT_CURSOR *c, const void *k, size_t klen, const void *v, size_t vlen) {
+	WT_ITEM val;
+	memset(&val, 0, sizeof(val));
+	val.data = v;
+	val.size = vlen;
+	set_key(c, k, klen);
+	c->set_value(c, &val);
+	return c->update(c);
+}
+
+int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen) {
+	set_key(c, k, klen);
+	return c->remove(c);
+}
+
+int wtd_cursor_next(WT_CURSOR *c) { return c->next(c); }
+int wtd_cursor_prev(WT_CURSOR *c) { return c->prev(c); }
+
+int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen) {
+	WT_ITEM key, val;
+	int r = c->get_key(c, &key);
+	if (r != 0) return r;
+	*k = key.data;
+	*klen = key.size;
+	if (v == NULL) return 0;
+	r = c->get_value(c, &val);
+	if (r != 0) return r;
+	*v = val.data;
+	*vlen = val.size;
+	return 0;
+}
+
+int64_t wtd_stats_dump(WT_SESSION *s, const char *uri, char *buf, int64_t buflen, int *err) {
+	WT_CURSOR *c;
+	int64_t used = 0;
+	int over = 0;
+	*err = s->open_cursor(s, uri, NULL, NULL, &c);
+	if (*err != 0) return 0;
+	int r;
+	while ((r = c->next(c)) == 0) {
+		const char *desc, *pvalue;
+		int64_t value;
+		if ((r = c->get_value(c, &desc, &pvalue, &value)) != 0) break;
+		size_t dl = strlen(desc);
+		if (dl > 65535) dl = 65535;
+		int64_t need = 8 + 2 + (int64_t)dl;
+		if (used + need <= buflen) {
+			memcpy(buf + used, &value, 8);
+			uint16_t l16 = (uint16_t)dl;
+			memcpy(buf + used + 8, &l16, 2);
+			memcpy(buf + used + 10, desc, dl);
+		} else {
+			over = 1;
+		}
+		used += need;
+	}
+	c->close(c);
+	if (r != WT_NOTFOUND) { *err = r; return 0; }
+	return over ? -used : used;
+}
+
+const char *wtd_strerror(int code) { return wiredtiger_strerror(code); }
