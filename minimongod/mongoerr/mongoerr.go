@@ -50,6 +50,9 @@ const (
 	CodeMaxTimeMSExpired       = 50
 	CodeCannotCreateIndex      = 67
 	CodeInvalidIndexSpecOption = 197
+	CodeUnauthorized           = 13
+	CodeQueryPlanKilled        = 175
+	CodeCannotIndexParallel    = 171
 )
 
 var names = map[int32]string{
@@ -62,7 +65,8 @@ var names = map[int32]string{
 	85: "IndexOptionsConflict", 86: "IndexKeySpecsConflict", 91: "ShutdownInProgress",
 	96: "OperationFailed", 197: "InvalidIndexSpecificationOption", 238: "NotImplemented",
 	292: "QueryExceededMemoryLimitNoDiskUseAllowed", 10334: "BSONObjectTooLarge",
-	11000: "DuplicateKey", 11601: "Interrupted",
+	11000: "DuplicateKey", 11601: "Interrupted", 13: "Unauthorized", 175: "QueryPlanKilled",
+	171: "CannotIndexParallelArrays", 51024: "Location51024",
 }
 
 // Name returns mongod's codeName for code, or "Location<code>" as mongod does for

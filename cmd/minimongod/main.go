@@ -1,0 +1,86 @@
+// Command minimongod is wtd's built-in target: a MongoDB-wire-compatible
+// server on the real WiredTiger library. It takes mongod's flags and config
+// file and answers with mongod's field names.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"wtd/minimongod/mlog"
+	"wtd/minimongod/options"
+	"wtd/minimongod/server"
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+func run(argv []string, stdout, stderr io.Writer) int {
+	total := totalRAM()
+	opts, err := options.Parse(argv[1:], total)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		var ue *options.UsageError
+		if errors.As(err, &ue) {
+			return ue.ExitCode()
+		}
+		return server.ExitBadOptions
+	}
+	if opts.Help {
+		fmt.Fprint(stdout, options.Usage())
+		return 0
+	}
+	if opts.Version {
+		fmt.Fprintf(stdout, "db version v%s\nminimongod %s (MongoDB %s wire protocol, WiredTiger %s)\n",
+			server.MongoVersion, server.Version, server.MongoVersion, server.WiredTigerVersion)
+		return 0
+	}
+	log := mlog.New(stdout)
+	if opts.LogPath != "" {
+		l, err := mlog.Open(opts.LogPath, opts.LogAppend)
+		if err != nil {
+			fmt.Fprintf(stderr, "Failed to open log file %s: %v\n", opts.LogPath, err)
+			return server.ExitUncaught
+		}
+		log = l
+	}
+	defer log.Close()
+	log.Info("CONTROL", 4615611, "initandlisten", "MongoDB starting",
+		mlog.A("pid", os.Getpid()), mlog.A("port", opts.Port), mlog.A("dbPath", opts.DBPath), mlog.A("architecture", "64-bit"))
+	log.Info("CONTROL", 23403, "initandlisten", "Build Info", mlog.A("buildInfo", map[string]any{
+		"version": server.MongoVersion, "minimongod": server.Version, "storageEngine": "WiredTiger " + server.WiredTigerVersion}))
+	log.Info("CONTROL", 21951, "initandlisten", "Options set by command line", mlog.A("options", opts.Parsed))
+
+	srv, err := server.New(opts, argv, log, total)
+	if err != nil {
+		log.Error("CONTROL", 20557, "initandlisten", "DBException in initAndListen, terminating", mlog.A("error", err.Error()))
+		fmt.Fprintln(stderr, err)
+		var ee *server.ExitError
+		if errors.As(err, &ee) {
+			return ee.Code
+		}
+		return server.ExitUncaught
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := srv.Serve(ctx); err != nil {
+		log.Error("CONTROL", 20557, "SignalHandler", "shutdown failed", mlog.A("error", err.Error()))
+		return server.ExitUncaught
+	}
+	return 0
+}
+
+// totalRAM returns the machine's memory in bytes (for the default cache).
+func totalRAM() uint64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 0
+	}
+	return uint64(si.Totalram) * uint64(si.Unit)
+}

@@ -1,0 +1,8 @@
+// Package hostctl owns the host and the mongod processes that wtd starts.
+//
+// It reads memory, CPU, disk and process counters from /proc and /sys through
+// the configurable roots of a [Host] (so tests run on fixture trees under
+// testdata/), drops the OS page cache, gathers the host facts a run records,
+// and starts, stops and restarts mongod-compatible servers on loopback
+// addresses only.
+package hostctl

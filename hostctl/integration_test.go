@@ -1,0 +1,253 @@
+package hostctl
+
+// Integration tests against the project's own server, minimongod (package
+// wtd/cmd/minimongod, cgo + libwiredtiger). It is built once, on first use,
+// by minimongodBinary; when that build fails these tests fail with the
+// build output, while the unit tests of this package run regardless.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+var minimongod struct {
+	dir  string // temp dir holding the binary, made by TestMain
+	once sync.Once
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hostctl-minimongod-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "create build dir:", err)
+		os.Exit(2)
+	}
+	minimongod.dir = dir
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	if err := StopAll(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "stop servers left by tests:", err)
+		code = 1
+	}
+	cancel()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// minimongodBinary builds wtd/cmd/minimongod once and returns its path, or
+// fails the test with the build output.
+func minimongodBinary(t *testing.T) string {
+	t.Helper()
+	minimongod.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = "/usr/local/go/bin/go"
+		}
+		out := filepath.Join(minimongod.dir, "minimongod")
+		cmd := exec.Command(goBin, "build", "-o", out, "wtd/cmd/minimongod")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			minimongod.err = fmt.Errorf("go build -o %s wtd/cmd/minimongod: %v\n%s", out, err, b)
+			return
+		}
+		minimongod.path = out
+	})
+	if minimongod.err != nil {
+		t.Fatalf("build minimongod: %v", minimongod.err)
+	}
+	return minimongod.path
+}
+
+// startMinimongod starts a fresh server on a free port in a temp dbpath and
+// stops it when the test ends.
+func startMinimongod(t *testing.T, cacheGB float64) *Server {
+	t.Helper()
+	bin := minimongodBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	s, err := Start(ctx, ServerSpec{Binary: bin, DBPath: filepath.Join(t.TempDir(), "db"), CacheSizeGB: cacheGB}, StartOptions{})
+	if err != nil {
+		t.Fatalf("start minimongod: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := s.Stop(ctx); err != nil {
+			t.Errorf("stop minimongod: %v", err)
+		}
+	})
+	return s
+}
+
+func cacheMaxBytes(t *testing.T, s *Server) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	raw, err := s.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
+	if err != nil {
+		t.Fatalf("serverStatus: %v", err)
+	}
+	rv, err := raw.LookupErr("wiredTiger", "cache", "maximum bytes configured")
+	if err != nil {
+		t.Fatalf("serverStatus has no wiredTiger.cache[\"maximum bytes configured\"]: %v", err)
+	}
+	var cache = bson.M{"maximum bytes configured": rv.AsInt64()}
+	switch v := cache["maximum bytes configured"].(type) {
+	case int64:
+		return v
+	case int32:
+		return int64(v)
+	case float64:
+		return int64(v)
+	default:
+		t.Fatalf("wiredTiger.cache[\"maximum bytes configured\"] = %v (%T)", v, v)
+		return 0
+	}
+}
+
+func keys(m bson.M) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func TestIntegrationStartHelloVersion(t *testing.T) {
+	s := startMinimongod(t, 0.5)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Err(); err != nil {
+		t.Fatalf("hello: %v", err)
+	}
+	if !strings.HasPrefix(s.URI(), "mongodb://127.0.0.1:") || s.Port() == 0 || s.PID() == 0 {
+		t.Errorf("URI %s, port %d, pid %d", s.URI(), s.Port(), s.PID())
+	}
+	v, err := s.Version(ctx)
+	if err != nil || v == "" {
+		t.Fatalf("Version = %q, %v", v, err)
+	}
+	bv, err := BinaryVersion(ctx, s.Spec().Binary)
+	if err != nil {
+		t.Fatalf("BinaryVersion: %v", err)
+	}
+	if bv != v {
+		t.Errorf("--version says %q, buildInfo says %q", bv, v)
+	}
+	if got := cacheMaxBytes(t, s); got != 512<<20 {
+		t.Errorf("maximum bytes configured = %d, want %d for 0.5 GB", got, 512<<20)
+	}
+}
+
+func TestIntegrationRestartCacheSize(t *testing.T) {
+	s := startMinimongod(t, 0.5)
+	oldPID, port := s.PID(), s.Port()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	// A bad setting is refused before the running server is touched.
+	if err := s.Restart(ctx, ServerSpec{CacheSizeGB: 0.1}); err == nil {
+		t.Fatal("Restart accepted cacheSizeGB 0.1")
+	}
+	if s.PID() != oldPID || s.ExitErr() != nil {
+		t.Fatal("a refused Restart changed the server")
+	}
+	if err := s.Restart(ctx, ServerSpec{CacheSizeGB: 0.25}); err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	if s.PID() == oldPID || s.Port() != port {
+		t.Errorf("after restart pid %d (was %d), port %d (was %d)", s.PID(), oldPID, s.Port(), port)
+	}
+	assertGone(t, "old server", oldPID)
+	if got := cacheMaxBytes(t, s); got != 268435456 {
+		t.Errorf("maximum bytes configured = %d, want 268435456 for 0.25 GB", got)
+	}
+	if s.Spec().CacheSizeGB != 0.25 {
+		t.Errorf("Spec().CacheSizeGB = %v", s.Spec().CacheSizeGB)
+	}
+}
+
+func TestIntegrationStopLeavesNoProcess(t *testing.T) {
+	s := startMinimongod(t, 0.25)
+	pid := s.PID()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := s.Stop(ctx); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if el := time.Since(start); el > 25*time.Second {
+		t.Errorf("graceful stop took %s: shutdown was probably not obeyed", el)
+	}
+	select {
+	case <-s.Exited():
+	default:
+		t.Fatal("Exited not closed after Stop")
+	}
+	if err := s.ExitErr(); err != nil {
+		t.Errorf("ExitErr after Stop = %v, want nil", err)
+	}
+	assertGone(t, "server", pid)
+	if err := s.Stop(ctx); err != nil {
+		t.Errorf("second Stop = %v, want nil", err)
+	}
+}
+
+func TestIntegrationCrashIsNoticed(t *testing.T) {
+	s := startMinimongod(t, 0.25)
+	if err := syscall.Kill(s.PID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Exited not closed 10s after kill -9")
+	}
+	err := s.ExitErr()
+	if err == nil || !strings.Contains(err.Error(), "was killed by signal killed") {
+		t.Fatalf("ExitErr = %v, want a crash by SIGKILL", err)
+	}
+}
+
+func TestIntegrationStopAll(t *testing.T) {
+	a := startMinimongod(t, 0.25)
+	b := startMinimongod(t, 0.25)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := StopAll(ctx); err != nil {
+		t.Fatalf("StopAll: %v", err)
+	}
+	assertGone(t, "server a", a.PID())
+	assertGone(t, "server b", b.PID())
+}
+
+func TestIntegrationCollectorWatchesServer(t *testing.T) {
+	s := startMinimongod(t, 0.25)
+	c := NewHost().NewCollector()
+	c.Watch("mongod", int32(s.PID()))
+	ctx := context.Background()
+	if _, err := c.Collect(ctx); err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	m, err := c.Collect(ctx)
+	if err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	if m["proc.mongod.rss"] <= 0 {
+		t.Errorf("proc.mongod.rss = %v", m["proc.mongod.rss"])
+	}
+	if _, ok := m["proc.mongod.cpu_pct"]; !ok {
+		t.Error("proc.mongod.cpu_pct missing")
+	}
+}

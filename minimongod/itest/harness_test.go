@@ -1,0 +1,178 @@
+// Package itest holds minimongod's integration tests: real minimongod
+// processes on free loopback ports in temp dirs, driven with the Go driver.
+package itest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "minimongod-itest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "minimongod")
+	out, err := exec.Command("go", "build", "-o", binary, "wtd/cmd/minimongod").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build minimongod: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// server is a running minimongod process.
+type server struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	port   int
+	dbpath string
+	log    *bytes.Buffer
+	client *mongo.Client
+	done   chan struct{}
+	args   []string
+}
+
+// start runs minimongod on a free port with a fresh dbpath (unless args
+// give --dbpath) and waits until it answers.
+func start(t testing.TB, args ...string) *server {
+	t.Helper()
+	dbpath := t.TempDir()
+	return startAt(t, dbpath, args...)
+}
+
+func startAt(t testing.TB, dbpath string, args ...string) *server {
+	t.Helper()
+	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
+	full := append([]string{"--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
+	s.cmd = exec.Command(binary, full...)
+	s.cmd.Stdout = s.log
+	s.cmd.Stderr = s.log
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(s.kill)
+	s.client = s.connect()
+	return s
+}
+
+func (s *server) uri() string {
+	return fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.port)
+}
+
+func (s *server) connect() *mongo.Client {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			s.t.Fatalf("minimongod exited at start: %v\n%s", s.cmd.ProcessState, s.log.String())
+		default:
+		}
+		c, err := mongo.Connect(options.Client().ApplyURI(s.uri()).SetServerSelectionTimeout(2 * time.Second))
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			err = c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Err()
+			cancel()
+			if err == nil {
+				s.t.Cleanup(func() { c.Disconnect(context.Background()) })
+				return c
+			}
+			c.Disconnect(context.Background())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("minimongod did not answer hello within 30s\n%s", s.log.String())
+	return nil
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (s *server) stop() {
+	s.t.Helper()
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(60 * time.Second):
+		s.t.Fatalf("minimongod did not stop within 60s\n%s", s.log.String())
+	}
+	if code := s.cmd.ProcessState.ExitCode(); code != 0 {
+		s.t.Fatalf("minimongod exited with %d\n%s", code, s.log.String())
+	}
+}
+
+func (s *server) kill() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.cmd.Process.Kill()
+	<-s.done
+}
+
+func (s *server) db(name string) *mongo.Database { return s.client.Database(name) }
+
+func (s *server) run(t testing.TB, db string, cmd bson.D) bson.M {
+	t.Helper()
+	raw, err := s.client.Database(db).RunCommand(context.Background(), cmd).Raw()
+	if err != nil {
+		t.Fatalf("%v: %v", cmd, err)
+	}
+	return toM(t, raw)
+}
+
+// runErr runs a command that must fail and returns the server error.
+func (s *server) runErr(t testing.TB, db string, cmd bson.D) mongo.CommandError {
+	t.Helper()
+	err := s.client.Database(db).RunCommand(context.Background(), cmd).Err()
+	var ce mongo.CommandError
+	if err == nil {
+		t.Fatalf("%v succeeded, want an error", cmd)
+	}
+	if !errorsAs(err, &ce) {
+		t.Fatalf("%v: %T %v, want a command error", cmd, err, err)
+	}
+	return ce
+}
+
+// toM decodes raw with nested documents as bson.M.
+func toM(t testing.TB, raw bson.Raw) bson.M {
+	t.Helper()
+	dec := bson.NewDecoder(bson.NewDocumentReader(bytes.NewReader(raw)))
+	dec.DefaultDocumentM()
+	var out bson.M
+	if err := dec.Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

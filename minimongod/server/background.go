@@ -1,0 +1,69 @@
+package server
+
+import (
+	"time"
+
+	"wtd/minimongod/mlog"
+)
+
+// startBackground starts the checkpoint thread (every syncdelay seconds) and
+// the journal flusher (every journalCommitInterval ms), as mongod runs them.
+func (s *Server) startBackground() {
+	s.bgDone.Add(2)
+	go s.checkpointLoop()
+	go s.journalLoop()
+}
+
+func (s *Server) checkpointLoop() {
+	defer s.bgDone.Done()
+	ws, err := s.conn.OpenSession("")
+	if err != nil {
+		s.log.Error("STORAGE", 22430, "Checkpointer", "cannot open checkpoint session", mlog.A("error", err.Error()))
+		return
+	}
+	defer ws.Close()
+	last := time.Now()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.bgStop:
+			return
+		case <-t.C:
+		}
+		delay := s.params.syncDelay()
+		if delay <= 0 || time.Since(last) < time.Duration(delay*float64(time.Second)) {
+			continue
+		}
+		start := time.Now()
+		if err := s.eng.Checkpoint(ws); err != nil {
+			s.log.Error("STORAGE", 22430, "Checkpointer", "checkpoint failed", mlog.A("error", err.Error()))
+		} else {
+			s.stats.checkpoints.Add(1)
+			s.stats.lastCheckpointMillis.Store(time.Since(start).Milliseconds())
+		}
+		last = time.Now()
+	}
+}
+
+func (s *Server) journalLoop() {
+	defer s.bgDone.Done()
+	ws, err := s.conn.OpenSession("")
+	if err != nil {
+		s.log.Error("STORAGE", 22430, "JournalFlusher", "cannot open journal session", mlog.A("error", err.Error()))
+		return
+	}
+	defer ws.Close()
+	for {
+		interval := time.Duration(s.params.journalCommitInterval()) * time.Millisecond
+		select {
+		case <-s.bgStop:
+			ws.LogFlush(true)
+			return
+		case <-time.After(interval):
+		}
+		if err := ws.LogFlush(true); err != nil {
+			s.log.Error("STORAGE", 22430, "JournalFlusher", "journal flush failed", mlog.A("error", err.Error()))
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"wtd/minimongod/mlog"
+	"wtd/minimongod/mongoerr"
+	"wtd/minimongod/storage"
+	"wtd/minimongod/wire"
+)
+
+// clientConn is one client connection, served by one goroutine with its own
+// storage session.
+type clientConn struct {
+	s    *Server
+	nc   net.Conn
+	id   int64
+	br   *bufio.Reader
+	sess *storage.Session
+
+	rbuf  []byte // message read buffer
+	out   []byte // reply document buffer
+	frame []byte // framed reply
+	reqID int32
+	// client metadata from the handshake
+	remote string
+}
+
+func (s *Server) newClientConn(nc net.Conn) *clientConn {
+	if s.closing.Load() {
+		return nil
+	}
+	sess, err := s.eng.NewSession()
+	if err != nil {
+		s.log.Error("NETWORK", 22988, "listener", "cannot open a session for a new connection", mlog.A("error", err.Error()))
+		return nil
+	}
+	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: bufio.NewReaderSize(nc, 64<<10), sess: sess, remote: nc.RemoteAddr().String()}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	s.mu.Lock()
+	s.conns[c] = struct{}{}
+	n := len(s.conns)
+	s.mu.Unlock()
+	s.stats.totalConns.Add(1)
+	s.log.Info("NETWORK", 22943, "listener", "Connection accepted", mlog.A("remote", c.remote), mlog.A("connectionId", c.id), mlog.A("connectionCount", n))
+	return c
+}
+
+func (c *clientConn) ctxName() string { return "conn" + strconv.FormatInt(c.id, 10) }
+
+func (c *clientConn) serve() {
+	defer c.close()
+	for {
+		msg, buf, err := wire.ReadMessage(c.br, c.rbuf, wire.DefaultMaxMessageSize)
+		c.rbuf = buf
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !c.s.closing.Load() {
+				c.s.log.Info("NETWORK", 22989, c.ctxName(), "Error receiving request from client. Ending connection from remote", mlog.A("error", err.Error()), mlog.A("remote", c.remote))
+			}
+			return
+		}
+		if c.s.closing.Load() {
+			return
+		}
+		c.s.inflight.Add(1)
+		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
+		c.s.stats.numRequests.Add(1)
+		ok := c.handle(msg)
+		c.s.inflight.Done()
+		if !ok {
+			return
+		}
+	}
+}
+
+func (c *clientConn) close() {
+	c.nc.Close()
+	c.sess.Close()
+	c.s.mu.Lock()
+	delete(c.s.conns, c)
+	n := len(c.s.conns)
+	c.s.mu.Unlock()
+	c.s.log.Info("NETWORK", 22944, c.ctxName(), "Connection ended", mlog.A("remote", c.remote), mlog.A("connectionId", c.id), mlog.A("connectionCount", n))
+}
+
+// handle runs one request and writes its reply; false closes the connection.
+func (c *clientConn) handle(msg *wire.Message) bool {
+	switch msg.Header.OpCode {
+	case wire.OpMsg:
+		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Body), seqs: msg.Sequences}
+		doc, closeAfter := c.run(req)
+		if msg.MoreToCome() {
+			return !closeAfter
+		}
+		c.reqID++
+		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
+		return c.write() && !closeAfter
+	case wire.OpQuery:
+		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Query), legacy: true}
+		if inner, err := bsoncore.Document(msg.Query).LookupErr("$query"); err == nil && inner.Type == bsoncore.TypeEmbeddedDocument {
+			req.body = inner.Document()
+		}
+		doc, closeAfter := c.run(req)
+		c.reqID++
+		c.frame = wire.AppendReply(c.frame[:0], c.reqID, msg.Header.RequestID, 8 /* AwaitCapable */, 0, 0, doc)
+		return c.write() && !closeAfter
+	default:
+		c.s.log.Warning("NETWORK", 4700, c.ctxName(), "unsupported opcode; closing the connection", mlog.A("opCode", msg.Header.OpCode))
+		return false
+	}
+}
+
+func (c *clientConn) write() bool {
+	c.s.stats.bytesOut.Add(int64(len(c.frame)))
+	if _, err := c.nc.Write(c.frame); err != nil {
+		return false
+	}
+	if cap(c.frame) > 32<<20 {
+		c.frame = nil
+	}
+	if cap(c.out) > 32<<20 {
+		c.out = nil
+	}
+	return true
+}
+
+// request is one command.
+type request struct {
+	db     string
+	name   string
+	body   bsoncore.Document
+	seqs   []wire.Sequence
+	legacy bool // OP_QUERY
+}
+
+// run dispatches a command and returns the reply document.
+func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
+	first, err := req.body.IndexErr(0)
+	if err != nil {
+		return c.errorReply(mongoerr.New(mongoerr.CodeFailedToParse, "Empty command object")), false
+	}
+	req.name = first.Key()
+	cmd, ok := commands[req.name]
+	if !ok {
+		c.s.stats.commandFailed.Add(1)
+		return c.errorReply(mongoerr.New(mongoerr.CodeCommandNotFound, "no such command: '%s'", req.name)), false
+	}
+	if cmd.adminOnly && req.db != "admin" {
+		return c.errorReply(mongoerr.New(13, "%s may only be run against the admin database.", req.name)), false
+	}
+	if cmd.counter != nil {
+		cmd.counter(&c.s.stats).Add(1)
+	} else {
+		c.s.stats.opCommand.Add(1)
+	}
+	start := time.Now()
+	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
+	out, err = cmd.run(c, req, out)
+	if err != nil {
+		if errors.Is(err, errCloseConnection) {
+			return nil, true
+		}
+		c.out = out
+		return c.errorReply(err), false
+	}
+	out = bsoncore.AppendDoubleElement(out, "ok", 1)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	c.out = out
+	c.s.stats.observeLatency(cmd.latencyClass, time.Since(start))
+	return out, false
+}
+
+var errCloseConnection = errors.New("close connection")
+
+// errorReply builds {ok: 0, errmsg, code, codeName}.
+func (c *clientConn) errorReply(err error) []byte {
+	var me *mongoerr.Error
+	if !errors.As(err, &me) {
+		me = mongoerr.New(mongoerr.CodeInternalError, "%s", err.Error())
+	}
+	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
+	out = bsoncore.AppendDoubleElement(out, "ok", 0)
+	out = bsoncore.AppendStringElement(out, "errmsg", me.Msg)
+	out = bsoncore.AppendInt32Element(out, "code", me.Code)
+	out = bsoncore.AppendStringElement(out, "codeName", me.CodeName)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	c.out = out
+	return out
+}

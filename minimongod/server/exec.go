@@ -1,0 +1,135 @@
+package server
+
+import (
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/minimongod/mongoerr"
+	"wtd/minimongod/query"
+	"wtd/minimongod/storage"
+	"wtd/minimongod/wt"
+)
+
+// executor yields the documents of a query in order, after filtering,
+// sorting, skip and limit. It survives between getMore requests.
+type executor struct {
+	s            *Server
+	coll         *storage.Collection
+	plan         plan
+	m            *query.Matcher
+	srt          *query.Sort
+	seen         map[string]struct{}
+	skip         int64
+	limit        int64 // remaining; <0 unlimited
+	sorted       [][]byte
+	pos          int
+	didSort      bool
+	docsExamined int64
+}
+
+func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
+	p := planQuery(c, m, srt)
+	e := &executor{s: s, coll: c, plan: p, m: m, srt: srt, skip: skip, limit: limit}
+	if limit == 0 {
+		e.limit = -1
+	}
+	if p.dedupe {
+		e.seen = map[string]struct{}{}
+	}
+	return e
+}
+
+// next returns the next result (table key and document) or wt.ErrNotFound.
+// The slices are valid until the session's next operation.
+func (e *executor) next(sess *storage.Session) (pk, doc []byte, err error) {
+	if e.limit == 0 {
+		return nil, nil, wt.ErrNotFound
+	}
+	if e.srt != nil && !e.plan.sorted && !e.didSort {
+		if err := e.sortAll(sess); err != nil {
+			return nil, nil, err
+		}
+	}
+	for {
+		pk, doc, err = e.nextMatch(sess)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e.skip > 0 {
+			e.skip--
+			continue
+		}
+		if e.limit > 0 {
+			e.limit--
+		}
+		return pk, doc, nil
+	}
+}
+
+// nextMatch returns the next matching document, before skip and limit.
+func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) {
+	if e.didSort {
+		if e.pos >= len(e.sorted) {
+			return nil, nil, wt.ErrNotFound
+		}
+		d := e.sorted[e.pos]
+		e.sorted[e.pos] = nil
+		e.pos++
+		return nil, d, nil
+	}
+	for {
+		pk, doc, err := e.plan.scan.Next(sess)
+		if err != nil {
+			return nil, nil, err
+		}
+		e.docsExamined++
+		if e.seen != nil {
+			if _, dup := e.seen[string(pk)]; dup {
+				continue
+			}
+			e.seen[string(pk)] = struct{}{}
+		}
+		if e.m.Match(bson.Raw(doc)) {
+			return pk, doc, nil
+		}
+	}
+}
+
+// sortAll reads every match into memory and sorts it, within the blocking
+// sort limit (internalQueryExecMaxBlockingSortBytes), as mongod does.
+func (e *executor) sortAll(sess *storage.Session) error {
+	limitBytes := e.s.params.sortLimit()
+	var total int64
+	var docs [][]byte
+	for {
+		_, doc, err := e.nextMatch(sess)
+		if err == wt.ErrNotFound {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		total += int64(len(doc))
+		if total > limitBytes {
+			return mongoerr.New(mongoerr.CodeQueryExceededMemory, "Executor error during find command :: caused by :: Sort exceeded memory limit of %d bytes, but did not opt in to external sorting.", limitBytes)
+		}
+		docs = append(docs, append([]byte(nil), doc...))
+	}
+	sort.SliceStable(docs, func(i, j int) bool { return e.srt.Compare(docs[i], docs[j]) < 0 })
+	e.sorted, e.didSort = docs, true
+	e.s.stats.scanAndOrder.Add(1)
+	return nil
+}
+
+// detach releases WiredTiger resources between requests.
+func (e *executor) detach() {
+	if e.plan.scan == nil {
+		return
+	}
+	e.plan.scan.Detach()
+	e.s.stats.docsExamined.Add(e.docsExamined)
+	e.s.stats.keysExamined.Add(e.plan.scan.Examined)
+	e.docsExamined = 0
+	e.plan.scan.Examined = 0
+}

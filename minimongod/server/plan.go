@@ -1,0 +1,113 @@
+package server
+
+import (
+	"bytes"
+	"sort"
+
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"wtd/minimongod/keyenc"
+	"wtd/minimongod/query"
+	"wtd/minimongod/storage"
+)
+
+// plan is how a query reads a collection: which table or index, over which
+// key ranges, and whether the scan already yields the requested sort order.
+type plan struct {
+	scan   *storage.Scan
+	index  string // "_id_", an index name, or "" for a collection scan
+	sorted bool   // scan order satisfies the sort
+	dedupe bool   // an index scan that may see a document twice (multikey)
+	isIDEq bool
+}
+
+// planQuery picks the access path for matcher (and sort, may be nil) on c:
+// an _id point or range, an index with an equality, $in or range predicate,
+// an index in sort order, or a collection scan.
+func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
+	var sortField *query.SortField
+	if srt != nil {
+		if f := srt.Fields(); len(f) == 1 {
+			sortField = &f[0]
+		}
+	}
+	if id, ok := m.IDEquality(); ok {
+		k := keyenc.Append(nil, id)
+		r := storage.Range{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}}
+		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, isIDEq: true}
+	}
+	preds := m.Predicates()
+	// Prefer equality / $in, then ranges; _id before secondary indexes.
+	for _, wantRange := range []bool{false, true} {
+		for _, p := range preds {
+			if p.IsRange() != wantRange {
+				continue
+			}
+			if p.Path == "_id" {
+				ranges := predicateRanges(p, false)
+				desc := sortField != nil && sortField.Path == "_id" && sortField.Desc
+				sorted := sortField == nil || sortField.Path == "_id"
+				return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted}
+			}
+			if ix := leadingIndex(c, p.Path); ix != nil {
+				ranges := predicateRanges(p, ix.Multikey())
+				sorted := sortField == nil || (sortField.Path == p.Path && len(ix.Fields) == 1)
+				desc := sortField != nil && sortField.Path == p.Path && sortField.Desc
+				return plan{scan: storage.NewScan(c, ix, ranges, desc), index: ix.Name, sorted: sorted, dedupe: true}
+			}
+		}
+	}
+	if sortField != nil {
+		if sortField.Path == "_id" {
+			return plan{scan: storage.NewScan(c, nil, nil, sortField.Desc), index: "_id_", sorted: true}
+		}
+		if ix := leadingIndex(c, sortField.Path); ix != nil && len(ix.Fields) == 1 {
+			return plan{scan: storage.NewScan(c, ix, nil, sortField.Desc), index: ix.Name, sorted: true, dedupe: true}
+		}
+	}
+	return plan{scan: storage.NewScan(c, nil, nil, false), sorted: srt == nil}
+}
+
+// leadingIndex returns an index whose first field is path.
+func leadingIndex(c *storage.Collection, path string) *storage.Index {
+	for _, ix := range c.Indexes() {
+		if ix.Fields[0].Path == path {
+			return ix
+		}
+	}
+	return nil
+}
+
+// predicateRanges turns a predicate into sorted key ranges. On a multikey
+// index only one side of a two-sided range is a sound bound.
+func predicateRanges(p query.Predicate, multikey bool) []storage.Range {
+	switch {
+	case p.Eq != nil:
+		k := keyenc.Append(nil, *p.Eq)
+		return []storage.Range{{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}}}
+	case p.In != nil:
+		keys := make([][]byte, 0, len(p.In))
+		for _, v := range p.In {
+			keys = append(keys, keyenc.Append(nil, v))
+		}
+		sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+		var out []storage.Range
+		for i, k := range keys {
+			if i > 0 && bytes.Equal(k, keys[i-1]) {
+				continue
+			}
+			out = append(out, storage.Range{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}})
+		}
+		return out
+	}
+	var r storage.Range
+	if p.Lower.Type != 0 {
+		r.Lo = storage.Bound{Key: keyenc.Append(nil, p.Lower), Inclusive: p.LowerInclusive}
+	}
+	if p.Upper.Type != 0 && (!multikey || p.Lower.Type == 0) {
+		r.Hi = storage.Bound{Key: keyenc.Append(nil, p.Upper), Inclusive: p.UpperInclusive}
+	}
+	return []storage.Range{r}
+}
+
+var _ = bsoncore.TypeNull

@@ -1,0 +1,589 @@
+package server
+
+import (
+	"errors"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"wtd/minimongod/mongoerr"
+	"wtd/minimongod/query"
+	"wtd/minimongod/storage"
+	"wtd/minimongod/wt"
+)
+
+// writeError is one entry of a write command's writeErrors.
+type writeError struct {
+	index int
+	err   error
+}
+
+func appendWriteErrors(dst []byte, errs []writeError) []byte {
+	if len(errs) == 0 {
+		return dst
+	}
+	a, d := bsoncore.AppendArrayElementStart(dst, "writeErrors")
+	for i, we := range errs {
+		var me *mongoerr.Error
+		if !errors.As(we.err, &me) {
+			me = mongoerr.New(mongoerr.CodeInternalError, "%s", we.err.Error())
+		}
+		e, dd := bsoncore.AppendDocumentElementStart(d, itoa(i))
+		dd = bsoncore.AppendInt32Element(dd, "index", int32(we.index))
+		dd = bsoncore.AppendInt32Element(dd, "code", me.Code)
+		var dup *storage.DuplicateKeyError
+		if errors.As(we.err, &dup) {
+			dd = bsoncore.AppendDocumentElement(dd, "keyPattern", dup.KeyPattern)
+			dd = bsoncore.AppendDocumentElement(dd, "keyValue", dup.KeyValue)
+		}
+		dd = bsoncore.AppendStringElement(dd, "errmsg", me.Msg)
+		d, _ = bsoncore.AppendDocumentEnd(dd, e)
+	}
+	d, _ = bsoncore.AppendArrayEnd(d, a)
+	return d
+}
+
+// orderedArg is the write commands' "ordered" (default true).
+func orderedArg(req *request) bool {
+	if _, err := req.body.LookupErr("ordered"); err != nil {
+		return true
+	}
+	return boolArg(req, "ordered")
+}
+
+// withTxn runs f in a transaction and commits it, retrying on write
+// conflicts as mongod does.
+func (c *clientConn) withTxn(sync bool, f func() error) error {
+	for attempt := 0; ; attempt++ {
+		if err := c.sess.Begin(); err != nil {
+			return err
+		}
+		err := f()
+		if err == nil {
+			if err = c.sess.Commit(sync); err == nil {
+				return nil
+			}
+		} else {
+			c.sess.Rollback()
+		}
+		if !wt.IsRollback(err) || attempt >= 1000 {
+			return err
+		}
+		c.s.stats.writeConflicts.Add(1)
+		time.Sleep(time.Duration(min(attempt, 10)) * 100 * time.Microsecond)
+	}
+}
+
+// prepareInsert gives doc an _id (an ObjectId first, as mongod does) and
+// checks it.
+func prepareInsert(doc bson.Raw) (bson.Raw, error) {
+	if len(doc) > 16*1024*1024 {
+		return nil, mongoerr.New(mongoerr.CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", len(doc), 16*1024*1024)
+	}
+	id, err := bsoncore.Document(doc).LookupErr("_id")
+	if err != nil {
+		out := make([]byte, 0, len(doc)+17)
+		idx, out := bsoncore.AppendDocumentStart(out)
+		out = bsoncore.AppendObjectIDElement(out, "_id", bson.NewObjectID())
+		out = append(out, doc[4:len(doc)-1]...)
+		out, _ = bsoncore.AppendDocumentEnd(out, idx)
+		return out, nil
+	}
+	switch id.Type {
+	case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
+		return nil, mongoerr.New(mongoerr.CodeInvalidIDField, "The '_id' value cannot be of type %s", typeName(id.Type))
+	}
+	return doc, nil
+}
+
+func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
+	name, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := docsArg(req, "documents")
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), journaled(req)
+	coll, err := c.s.eng.EnsureCollection(req.db, name)
+	if err != nil {
+		return nil, err
+	}
+	var errs []writeError
+	prepared := make([]bson.Raw, 0, len(docs))
+	for i, d := range docs {
+		p, err := prepareInsert(d)
+		if err != nil {
+			errs = append(errs, writeError{i, err})
+			if ordered {
+				break
+			}
+			continue
+		}
+		prepared = append(prepared, p)
+	}
+	c.sess.Lock()
+	defer c.sess.Unlock()
+	n := 0
+	if len(errs) == 0 {
+		err := c.withTxn(sync, func() error {
+			for _, d := range prepared {
+				if err := coll.Insert(c.sess, d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err == nil {
+			n = len(prepared)
+			prepared = nil
+		}
+	}
+	// One document per transaction, to report each failure in its place.
+	for i, d := range prepared {
+		if err := c.withTxn(sync, func() error { return coll.Insert(c.sess, d) }); err != nil {
+			errs = append(errs, writeError{i, err})
+			if ordered {
+				break
+			}
+			continue
+		}
+		n++
+	}
+	c.s.stats.opInsert.Add(int64(n))
+	c.s.stats.docInserted.Add(int64(n))
+	dst = bsoncore.AppendInt32Element(dst, "n", int32(n))
+	return appendWriteErrors(dst, errs), nil
+}
+
+// updateSpec is one statement of an update command.
+type updateSpec struct {
+	q, u          bson.Raw
+	upsert, multi bool
+}
+
+func parseUpdateSpec(d bson.Raw) (updateSpec, error) {
+	var s updateSpec
+	doc := bsoncore.Document(d)
+	qv, err := doc.LookupErr("q")
+	if err != nil || qv.Type != bsoncore.TypeEmbeddedDocument {
+		return s, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'update.updates.q' is missing but a required field")
+	}
+	s.q = bson.Raw(qv.Document())
+	uv, err := doc.LookupErr("u")
+	if err != nil {
+		return s, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'update.updates.u' is missing but a required field")
+	}
+	if uv.Type == bsoncore.TypeArray {
+		return s, mongoerr.New(mongoerr.CodeNotImplemented, "minimongod does not support pipeline-style updates")
+	}
+	if uv.Type != bsoncore.TypeEmbeddedDocument {
+		return s, mongoerr.New(mongoerr.CodeFailedToParse, "Update argument must be either an object or an array")
+	}
+	s.u = bson.Raw(uv.Document())
+	if v, err := doc.LookupErr("upsert"); err == nil && v.Type == bsoncore.TypeBoolean {
+		s.upsert = v.Boolean()
+	}
+	if v, err := doc.LookupErr("multi"); err == nil && v.Type == bsoncore.TypeBoolean {
+		s.multi = v.Boolean()
+	}
+	if _, err := doc.LookupErr("arrayFilters"); err == nil {
+		return s, mongoerr.New(mongoerr.CodeNotImplemented, "minimongod does not support arrayFilters")
+	}
+	return s, nil
+}
+
+// updateResult is what one update statement did.
+type updateResult struct {
+	n, modified int64
+	upserted    bsoncore.Value
+	newDoc      bson.Raw // the document after the update (single updates)
+	oldDoc      bson.Raw
+}
+
+func cmdUpdate(c *clientConn, req *request, dst []byte) ([]byte, error) {
+	name, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := docsArg(req, "updates")
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), journaled(req)
+	var errs []writeError
+	var n, modified int64
+	type upserted struct {
+		index int
+		id    bsoncore.Value
+	}
+	var ups []upserted
+	for i, raw := range specs {
+		c.s.stats.opUpdate.Add(1)
+		spec, err := parseUpdateSpec(raw)
+		var res updateResult
+		if err == nil {
+			res, err = c.update(req.db, name, spec.q, spec.u, nil, spec.upsert, spec.multi, sync)
+		}
+		if err != nil {
+			errs = append(errs, writeError{i, err})
+			if ordered {
+				break
+			}
+			continue
+		}
+		n += res.n
+		modified += res.modified
+		if res.upserted.Type != 0 {
+			ups = append(ups, upserted{i, res.upserted})
+		}
+	}
+	dst = bsoncore.AppendInt32Element(dst, "n", int32(n))
+	dst = bsoncore.AppendInt32Element(dst, "nModified", int32(modified))
+	if len(ups) > 0 {
+		a, d := bsoncore.AppendArrayElementStart(dst, "upserted")
+		for j, u := range ups {
+			e, dd := bsoncore.AppendDocumentElementStart(d, itoa(j))
+			dd = bsoncore.AppendInt32Element(dd, "index", int32(u.index))
+			dd = bsoncore.AppendValueElement(dd, "_id", u.id)
+			d, _ = bsoncore.AppendDocumentEnd(dd, e)
+		}
+		dst, _ = bsoncore.AppendArrayEnd(d, a)
+	}
+	return appendWriteErrors(dst, errs), nil
+}
+
+// update runs one update statement: the first match (sorted by srt when
+// given) or, with multi, every match; an upsert when nothing matched.
+func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, upsert, multi, sync bool) (updateResult, error) {
+	var res updateResult
+	m, err := query.Compile(q)
+	if err != nil {
+		return res, err
+	}
+	upd, err := query.CompileUpdate(u)
+	if err != nil {
+		return res, err
+	}
+	if upd.IsReplacement() && multi {
+		return res, mongoerr.New(mongoerr.CodeFailedToParse, "multi update is not supported for replacement-style update")
+	}
+	coll := c.s.eng.Collection(db, name)
+	if coll == nil && !upsert {
+		return res, nil
+	}
+	if coll == nil {
+		if coll, err = c.s.eng.EnsureCollection(db, name); err != nil {
+			return res, err
+		}
+	}
+	c.sess.Lock()
+	defer c.sess.Unlock()
+	if multi {
+		pks, err := c.matchingKeys(coll, m)
+		if err != nil {
+			return res, err
+		}
+		for _, pk := range pks {
+			var changed bool
+			err := c.withTxn(sync, func() error {
+				changed = false
+				doc, err := coll.Get(c.sess, pk)
+				if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
+					return errSkip
+				}
+				if err != nil {
+					return err
+				}
+				old := append(bson.Raw(nil), doc...)
+				out, ch, err := upd.Apply(old)
+				if err != nil || !ch {
+					return err
+				}
+				changed = true
+				return coll.Replace(c.sess, pk, old, out)
+			})
+			if err == errSkip {
+				continue
+			}
+			if err != nil {
+				return res, err
+			}
+			res.n++
+			if changed {
+				res.modified++
+			}
+		}
+	} else {
+		err := c.withTxn(sync, func() error {
+			res = updateResult{}
+			ex := newExecutor(c.s, coll, m, srt, 0, 1)
+			defer ex.detach()
+			pk, doc, err := ex.next(c.sess)
+			if err == wt.ErrNotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			pk = append([]byte(nil), pk...)
+			old := append(bson.Raw(nil), doc...)
+			if pk == nil || len(pk) == 0 {
+				pk, _, _ = storage.IDKey(nil, old)
+			}
+			out, ch, err := upd.Apply(old)
+			if err != nil {
+				return err
+			}
+			res.n, res.oldDoc, res.newDoc = 1, old, out
+			if !ch {
+				return nil
+			}
+			res.modified = 1
+			return coll.Replace(c.sess, pk, old, out)
+		})
+		if err != nil {
+			return res, err
+		}
+	}
+	c.s.stats.docUpdated.Add(res.modified)
+	if res.n > 0 || !upsert {
+		return res, nil
+	}
+	return c.upsert(coll, q, upd, sync)
+}
+
+var errSkip = errors.New("skip")
+
+// upsert inserts the document an update with no match creates.
+func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Update, sync bool) (updateResult, error) {
+	var res updateResult
+	base, err := upd.UpsertBase(q)
+	if err != nil {
+		return res, err
+	}
+	doc, err := prepareInsert(base)
+	if err != nil {
+		return res, err
+	}
+	if err := c.withTxn(sync, func() error { return coll.Insert(c.sess, doc) }); err != nil {
+		return res, err
+	}
+	res.n = 1
+	res.upserted = bsoncore.Document(doc).Lookup("_id")
+	res.newDoc = doc
+	c.s.stats.docInserted.Add(1)
+	return res, nil
+}
+
+// matchingKeys returns the table keys of every document matching m.
+func (c *clientConn) matchingKeys(coll *storage.Collection, m *query.Matcher) ([][]byte, error) {
+	ex := newExecutor(c.s, coll, m, nil, 0, 0)
+	defer ex.detach()
+	var out [][]byte
+	for {
+		pk, doc, err := ex.next(c.sess)
+		if err == wt.ErrNotFound {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(pk) == 0 {
+			pk, _, _ = storage.IDKey(nil, bson.Raw(doc))
+		}
+		out = append(out, append([]byte(nil), pk...))
+	}
+}
+
+func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
+	name, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	specs, err := docsArg(req, "deletes")
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), journaled(req)
+	var errs []writeError
+	var n int64
+	for i, raw := range specs {
+		c.s.stats.opDelete.Add(1)
+		doc := bsoncore.Document(raw)
+		qv, err := doc.LookupErr("q")
+		if err != nil || qv.Type != bsoncore.TypeEmbeddedDocument {
+			errs = append(errs, writeError{i, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'delete.deletes.q' is missing but a required field")})
+			if ordered {
+				break
+			}
+			continue
+		}
+		limit := int64(0)
+		if lv, err := doc.LookupErr("limit"); err == nil {
+			limit, _ = lv.AsInt64OK()
+			if f, ok := lv.AsFloat64OK(); ok {
+				limit = int64(f)
+			}
+		}
+		if limit != 0 && limit != 1 {
+			errs = append(errs, writeError{i, mongoerr.New(mongoerr.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", limit)})
+			if ordered {
+				break
+			}
+			continue
+		}
+		k, _, err := c.deleteMatching(req.db, name, bson.Raw(qv.Document()), nil, limit == 1, sync)
+		if err != nil {
+			errs = append(errs, writeError{i, err})
+			if ordered {
+				break
+			}
+			continue
+		}
+		n += k
+	}
+	dst = bsoncore.AppendInt32Element(dst, "n", int32(n))
+	return appendWriteErrors(dst, errs), nil
+}
+
+// deleteMatching deletes the first match of q (in srt order) or every
+// match; it returns how many and, for a single delete, the document.
+func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort, one, sync bool) (int64, bson.Raw, error) {
+	m, err := query.Compile(q)
+	if err != nil {
+		return 0, nil, err
+	}
+	coll := c.s.eng.Collection(db, name)
+	if coll == nil {
+		return 0, nil, nil
+	}
+	c.sess.Lock()
+	defer c.sess.Unlock()
+	if one {
+		var deleted bson.Raw
+		err := c.withTxn(sync, func() error {
+			deleted = nil
+			ex := newExecutor(c.s, coll, m, srt, 0, 1)
+			defer ex.detach()
+			pk, doc, err := ex.next(c.sess)
+			if err == wt.ErrNotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			old := append(bson.Raw(nil), doc...)
+			pk, _, _ = storage.IDKey(nil, old)
+			deleted = old
+			return coll.Delete(c.sess, pk, old)
+		})
+		if err != nil || deleted == nil {
+			return 0, nil, err
+		}
+		c.s.stats.docDeleted.Add(1)
+		return 1, deleted, nil
+	}
+	pks, err := c.matchingKeys(coll, m)
+	if err != nil {
+		return 0, nil, err
+	}
+	var n int64
+	for _, pk := range pks {
+		err := c.withTxn(sync, func() error {
+			doc, err := coll.Get(c.sess, pk)
+			if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
+				return errSkip
+			}
+			if err != nil {
+				return err
+			}
+			return coll.Delete(c.sess, pk, append(bson.Raw(nil), doc...))
+		})
+		if err == errSkip {
+			continue
+		}
+		if err != nil {
+			return n, nil, err
+		}
+		n++
+	}
+	c.s.stats.docDeleted.Add(n)
+	return n, nil, nil
+}
+
+func cmdFindAndModify(c *clientConn, req *request, dst []byte) ([]byte, error) {
+	name, err := collName(req)
+	if err != nil {
+		return nil, err
+	}
+	q, err := docArg(req, "query")
+	if err != nil {
+		return nil, err
+	}
+	if q == nil {
+		q = bson.Raw(bsoncore.NewDocumentBuilder().Build())
+	}
+	sortSpec, err := docArg(req, "sort")
+	if err != nil {
+		return nil, err
+	}
+	var srt *query.Sort
+	if len(sortSpec) > 5 {
+		if srt, err = query.CompileSort(sortSpec); err != nil {
+			return nil, err
+		}
+	}
+	fields, err := docArg(req, "fields")
+	if err != nil {
+		return nil, err
+	}
+	proj, err := query.CompileProjection(fields)
+	if err != nil {
+		return nil, err
+	}
+	remove, returnNew, upsert, sync := boolArg(req, "remove"), boolArg(req, "new"), boolArg(req, "upsert"), journaled(req)
+	u, err := docArg(req, "update")
+	if err != nil {
+		return nil, err
+	}
+	if remove && (u != nil || returnNew || upsert) {
+		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "Cannot specify both an update and remove=true")
+	}
+	if !remove && u == nil {
+		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "Either an update or remove=true must be specified")
+	}
+	var value bson.Raw
+	le, d := bsoncore.AppendDocumentElementStart(dst, "lastErrorObject")
+	if remove {
+		n, doc, err := c.deleteMatching(req.db, name, q, srt, true, sync)
+		if err != nil {
+			return nil, err
+		}
+		d = bsoncore.AppendInt32Element(d, "n", int32(n))
+		value = doc
+	} else {
+		res, err := c.update(req.db, name, q, u, srt, upsert, false, sync)
+		if err != nil {
+			return nil, err
+		}
+		d = bsoncore.AppendInt32Element(d, "n", int32(res.n))
+		d = bsoncore.AppendBooleanElement(d, "updatedExisting", res.n > 0 && res.upserted.Type == 0)
+		if res.upserted.Type != 0 {
+			d = bsoncore.AppendValueElement(d, "upserted", res.upserted)
+		}
+		if returnNew {
+			value = res.newDoc
+		} else if res.upserted.Type == 0 {
+			value = res.oldDoc
+		}
+	}
+	d, _ = bsoncore.AppendDocumentEnd(d, le)
+	if value == nil {
+		return bsoncore.AppendNullElement(d, "value"), nil
+	}
+	d = bsoncore.AppendHeader(d, bsoncore.TypeEmbeddedDocument, "value")
+	return proj.Apply(d, value), nil
+}
