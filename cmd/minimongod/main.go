@@ -25,12 +25,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	total := totalRAM()
 	opts, err := options.Parse(argv[1:], total)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		var ue *options.UsageError
-		if errors.As(err, &ue) {
-			return ue.ExitCode()
-		}
-		return server.ExitBadOptions
+		return reportOptionError(err, stdout, stderr)
 	}
 	if opts.Help {
 		fmt.Fprint(stdout, options.Usage())
@@ -83,4 +78,23 @@ func totalRAM() uint64 {
 		return 0
 	}
 	return uint64(si.Totalram) * uint64(si.Unit)
+}
+
+// reportOptionError reports bad options as mongod does: parser errors on
+// stderr, validation and startup errors as a log line (and on stderr, so a
+// person starting it by hand sees them), with mongod's exit codes.
+func reportOptionError(err error, stdout, stderr io.Writer) int {
+	var ue *options.UsageError
+	if !errors.As(err, &ue) {
+		fmt.Fprintln(stderr, err)
+		return server.ExitBadOptions
+	}
+	switch ue.Stage {
+	case options.StageInit:
+		mlog.New(stdout).Fatal("CONTROL", 20574, "main", "Error during global initialization", mlog.A("error", ue.LogAttr()))
+	case options.StageStartup:
+		mlog.New(stdout).Error("STORAGE", 20557, "initandlisten", "DBException in initAndListen, terminating", mlog.A("error", ue.LogAttr()))
+	}
+	fmt.Fprintln(stderr, ue.Msg)
+	return ue.ExitCode()
 }

@@ -20,7 +20,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-var binary string
+var mmBinary string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "minimongod-itest-")
@@ -28,8 +28,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binary = filepath.Join(dir, "minimongod")
-	out, err := exec.Command("go", "build", "-o", binary, "wtd/cmd/minimongod").CombinedOutput()
+	mmBinary = filepath.Join(dir, "minimongod")
+	out, err := exec.Command("go", "build", "-o", mmBinary, "wtd/cmd/minimongod").CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build minimongod: %v\n%s", err, out)
 		os.Exit(1)
@@ -73,7 +73,7 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 	t.Helper()
 	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
 	full := append([]string{"--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
-	s.cmd = exec.Command(binary, full...)
+	s.cmd = exec.Command(mmBinary, full...)
 	s.cmd.Stdout = s.log
 	s.cmd.Stderr = s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -119,9 +119,6 @@ func (k sortKey) value() bsoncore.Value {
 func sortKeyOf(doc []byte, p path, desc bool) sortKey {
 	e := keyExtractor{p: p, desc: desc}
 	e.walk(bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}, 0)
-	if !e.best.found && !e.best.emptyArr {
-		return sortKey{}
-	}
 	return e.best
 }
 
