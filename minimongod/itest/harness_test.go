@@ -136,8 +136,13 @@ func (s *server) kill() {
 		return
 	default:
 	}
-	s.cmd.Process.Kill()
-	<-s.done
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
 }
 
 func (s *server) db(name string) *mongo.Database { return s.client.Database(name) }

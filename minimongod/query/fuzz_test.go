@@ -66,7 +66,7 @@ func checkValid(t *testing.T, what string, out []byte) {
 // benchDoc builds a document of about 1 KB.
 func benchDoc(b *testing.B) bson.Raw {
 	d := bson.D{{Key: "_id", Value: bson.NewObjectID()}}
-	for i := 0; i < 24; i++ {
+	for i := 0; i < 27; i++ {
 		d = append(d, bson.E{Key: fmt.Sprintf("field%02d", i), Value: strings.Repeat("x", 20)})
 	}
 	d = append(d, bson.E{Key: "age", Value: 42}, bson.E{Key: "status", Value: "active"},
