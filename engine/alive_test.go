@@ -1,0 +1,22 @@
+package engine
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// processAlive reports whether pid runs (a zombie counts as gone).
+func processAlive(pid int) bool {
+	if pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}

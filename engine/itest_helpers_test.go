@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+)
+
+// The minimongod binary the tests start, built once per test binary.
+var testServerBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// startTestServerBinary returns the path of a freshly built minimongod. It
+// is built into a per-user directory under the temp dir (not removed: the
+// next test run reuses the place) and moved into place atomically, so
+// concurrent test binaries do not trip over each other. WTD_TEST_MINIMONGOD,
+// if set, names a binary to use instead.
+func startTestServerBinary(t testing.TB) string {
+	t.Helper()
+	b := &testServerBinary
+	b.once.Do(func() {
+		if p := os.Getenv("WTD_TEST_MINIMONGOD"); p != "" {
+			b.path = p
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("wtd-engine-test-%d", os.Getuid()))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.err = fmt.Errorf("make build dir: %w", err)
+			return
+		}
+		tmp := filepath.Join(dir, fmt.Sprintf("minimongod.%d", os.Getpid()))
+		cmd := exec.Command("go", "build", "-o", tmp, "wtd/cmd/minimongod")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("build minimongod: %w\n%s", err, out)
+			return
+		}
+		b.path = filepath.Join(dir, "minimongod")
+		if err := os.Rename(tmp, b.path); err != nil {
+			b.err = fmt.Errorf("install minimongod: %w", err)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// lockedBuffer collects a process's output; the process writes while a
+// failing test may read.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startTestServer starts minimongod on a free loopback port with a fresh
+// dbpath and a 0.25 GB cache, waits until it answers hello and returns a
+// connected client and the server's URI. The client is disconnected and
+// the process killed when the test ends; the process also dies with the
+// test binary (Pdeathsig).
+func startTestServer(t testing.TB) (*mongo.Client, string) {
+	t.Helper()
+	return startTestServerWith(t, "--wiredTigerCacheSizeGB", "0.25")
+}
+
+// startTestServerWith is startTestServer with minimongod arguments of the
+// caller's choice after --port, --bind_ip and --dbpath.
+func startTestServerWith(t testing.TB, args ...string) (*mongo.Client, string) {
+	t.Helper()
+	bin := startTestServerBinary(t)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ { // a free port can be taken before minimongod binds it
+		client, uri, err := startTestServerOnce(t, bin, args)
+		if err == nil {
+			return client, uri
+		}
+		lastErr = err
+	}
+	t.Fatal(lastErr)
+	return nil, ""
+}
+
+func startTestServerOnce(t testing.TB, bin string, args []string) (*mongo.Client, string, error) {
+	port, err := startTestServerFreePort()
+	if err != nil {
+		return nil, "", err
+	}
+	full := append([]string{"--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--dbpath", t.TempDir()}, args...)
+	cmd := exec.Command(bin, full...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("start minimongod: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	kill := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	uri := fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", port)
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		kill()
+		return nil, "", fmt.Errorf("connect to minimongod: %w", err)
+	}
+	if err := startTestServerWaitHello(client, exited); err != nil {
+		_ = client.Disconnect(context.Background())
+		kill()
+		return nil, "", fmt.Errorf("minimongod on port %d: %w\n%s", port, err, out.String())
+	}
+	t.Cleanup(kill)
+	t.Cleanup(func() { _ = client.Disconnect(context.Background()) })
+	return client, uri, nil
+}
+
+// startTestServerWaitHello waits up to a minute (builds run in parallel on
+// small machines) for the server to answer hello.
+func startTestServerWaitHello(client *mongo.Client, exited <-chan struct{}) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		attempt, stop := context.WithTimeout(ctx, 2*time.Second)
+		err := client.Database("admin").RunCommand(attempt, bson.D{{Key: "hello", Value: 1}}).Err()
+		stop()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return fmt.Errorf("exited before answering hello: %w", err)
+		case <-ctx.Done():
+			return fmt.Errorf("no answer to hello within a minute: %w", err)
+		case <-tick.C:
+		}
+	}
+}
+
+// startTestServerFreePort returns a loopback TCP port that was free a
+// moment ago.
+func startTestServerFreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

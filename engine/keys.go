@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+)
+
+// Key distributions for WorkloadSpec.Distribution.
+const (
+	DistUniform = "uniform"
+	DistZipfian = "zipfian"
+)
+
+// zipfianTheta is YCSB's default skew: with it the hottest 1% of a large key
+// set receives roughly a third to a half of all requests.
+const zipfianTheta = 0.99
+
+// keyPicker picks _id values in [0, items) for reads and updates. It is
+// read-only after construction, so one picker serves every thread; each
+// thread brings its own PRNG.
+type keyPicker struct {
+	items uint64
+	zipf  *zipfian // nil: uniform
+}
+
+// newKeyPicker returns a picker over [0, items) with the named distribution
+// ("" means uniform).
+func newKeyPicker(dist string, items int64) (*keyPicker, error) {
+	if items < 1 {
+		return nil, fmt.Errorf("key space %d out of range [1, %d]", items, int64(math.MaxInt64))
+	}
+	p := &keyPicker{items: uint64(items)}
+	switch dist {
+	case "", DistUniform:
+	case DistZipfian:
+		p.zipf = newZipfian(uint64(items), zipfianTheta)
+	default:
+		return nil, fmt.Errorf("distribution %q is not %q or %q", dist, DistUniform, DistZipfian)
+	}
+	return p, nil
+}
+
+// pick returns the next key using r.
+func (p *keyPicker) pick(r *rand.PCG) int64 {
+	if p.zipf == nil {
+		return int64(boundedUint64(r.Uint64(), p.items))
+	}
+	return int64(p.zipf.scramble(p.zipf.rank(unitFloat(r.Uint64()))))
+}
+
+// boundedUint64 maps a uniform 64-bit x onto [0, n) by multiplication
+// (Lemire); the bias, at most n/2^64, is far below anything measurable.
+func boundedUint64(x, n uint64) uint64 {
+	hi, _ := bits.Mul64(x, n)
+	return hi
+}
+
+// unitFloat maps a uniform 64-bit x onto [0, 1).
+func unitFloat(x uint64) float64 {
+	return float64(x>>11) * (1.0 / (1 << 53))
+}
+
+// zipfian draws ranks 0..items-1 with probability proportional to
+// 1/(rank+1)^theta, by the closed-form method of Gray et al., "Quickly
+// generating billion-record synthetic databases" (SIGMOD 1994), which YCSB
+// also uses. Rank 0 is the most popular. scramble then spreads the ranks
+// over the key space with a bijection, as YCSB's default zipfian does, so
+// the hot keys are not all neighbours in the B-tree.
+type zipfian struct {
+	items      uint64
+	n          float64
+	alpha      float64 // 1 / (1 - theta)
+	zetan      float64 // zeta(items, theta)
+	eta        float64
+	secondEdge float64 // 1 + 0.5^theta: uz below it means rank 1
+	mul        uint64  // scramble multiplier, coprime with items
+}
+
+func newZipfian(items uint64, theta float64) *zipfian {
+	z := &zipfian{
+		items:      items,
+		n:          float64(items),
+		alpha:      1 / (1 - theta),
+		zetan:      zeta(items, theta),
+		secondEdge: 1 + math.Pow(0.5, theta),
+		mul:        coprimeNear(items, 0.6180339887498949),
+	}
+	if items >= 3 {
+		zeta2 := zeta(2, theta)
+		z.eta = (1 - math.Pow(2/z.n, 1-theta)) / (1 - zeta2/z.zetan)
+	}
+	return z
+}
+
+// rank maps a uniform u in [0, 1) to a rank in [0, items).
+func (z *zipfian) rank(u float64) uint64 {
+	uz := u * z.zetan
+	if uz < 1 {
+		return 0
+	}
+	if uz < z.secondEdge {
+		return 1
+	}
+	r := uint64(z.n * math.Pow(z.eta*u-z.eta+1, z.alpha))
+	if r >= z.items {
+		r = z.items - 1
+	}
+	return r
+}
+
+// scramble maps a rank to a key by the bijection r -> r*mul mod items.
+func (z *zipfian) scramble(r uint64) uint64 {
+	if z.items <= 1<<32 {
+		return r * z.mul % z.items
+	}
+	hi, lo := bits.Mul64(r, z.mul)
+	_, rem := bits.Div64(hi, lo, z.items) // hi < items because r, mul < items
+	return rem
+}
+
+// coprimeNear returns the first m >= frac*n that is coprime with n (1 for
+// n <= 2).
+func coprimeNear(n uint64, frac float64) uint64 {
+	if n <= 2 {
+		return 1
+	}
+	m := uint64(frac * float64(n))
+	if m < 1 {
+		m = 1
+	}
+	for ; ; m++ {
+		if m >= n {
+			m = 1
+		}
+		if gcd(m, n) == 1 {
+			return m
+		}
+	}
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// zetaExactTerms is how many terms zeta sums one by one; beyond them it
+// uses the Euler–Maclaurin formula, so a billion keys cost the same as a
+// million.
+const zetaExactTerms = 1 << 20
+
+// zeta returns the sum over i in [1, n] of 1/i^theta.
+func zeta(n uint64, theta float64) float64 {
+	m := min(n, zetaExactTerms)
+	var sum float64
+	for i := m; i >= 1; i-- { // smallest terms first, for accuracy
+		sum += math.Pow(float64(i), -theta)
+	}
+	if n == m {
+		return sum
+	}
+	// Sum over (m, n] ≈ ∫_m^n f + (f(n)-f(m))/2 + (f'(n)-f'(m))/12,
+	// with f(x) = x^-theta; the next term is below 1e-20 here.
+	fm, fn := float64(m), float64(n)
+	f := func(x float64) float64 { return math.Pow(x, -theta) }
+	df := func(x float64) float64 { return -theta * math.Pow(x, -theta-1) }
+	integral := (math.Pow(fn, 1-theta) - math.Pow(fm, 1-theta)) / (1 - theta)
+	return sum + integral + (f(fn)-f(fm))/2 + (df(fn)-df(fm))/12
+}

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+)
+
+// ReportOptions shape the step table.
+type ReportOptions struct {
+	// By names the label (or settings field such as cacheSizeGB) that
+	// groups rows; its column comes first.
+	By string
+	// Title is printed above the table.
+	Title string
+}
+
+func sortedLabelKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// groupValue returns the value of by for a step: a label, else a setting.
+func groupValue(st StepRecord, by string) string {
+	if v, ok := st.Labels[by]; ok {
+		return fmt.Sprint(v)
+	}
+	if st.Settings != nil {
+		switch strings.ToLower(by) {
+		case "cachesizegb", "cache_size_gb":
+			if st.Settings.CacheMaxBytes > 0 {
+				return fmt.Sprintf("%.2f", float64(st.Settings.CacheMaxBytes)/(1<<30))
+			}
+		case "engineconfig":
+			return st.Settings.EngineConfig
+		}
+	}
+	return ""
+}
+
+// stepNumbers are the figures of one step that the table shows.
+type stepNumbers struct {
+	ops, opsPerSec, p50, p99 float64
+	hasOps                   bool
+}
+
+func numbersOf(st StepRecord) stepNumbers {
+	var n stepNumbers
+	switch r := st.Result.(type) {
+	case WorkloadResult:
+		n = stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true}
+	case *WorkloadResult:
+		n = stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true}
+	case LoadResult:
+		n = stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true}
+	case *LoadResult:
+		n = stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true}
+	case map[string]any:
+		if t, ok := r["total"].(map[string]any); ok {
+			n.hasOps = true
+			n.ops, _ = t["count"].(float64)
+			n.opsPerSec, _ = t["ops_per_sec"].(float64)
+			n.p50, _ = t["p50_micros"].(float64)
+			n.p99, _ = t["p99_micros"].(float64)
+		}
+	}
+	return n
+}
+
+// WriteReport prints the steps as an aligned table: one row per step, then
+// one row per repeated step name with min/median/max of ops/s.
+func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.SetStyle(table.StyleLight)
+	if opt.Title != "" {
+		t.SetTitle(opt.Title)
+	}
+	header := table.Row{}
+	if opt.By != "" {
+		header = append(header, opt.By)
+	}
+	header = append(header, "step", "round", "status", "ops", "ops/s", "p50 ms", "p99 ms", "pages read", "pages/op", "cache peak MB", "dirty peak MB", "verdict")
+	t.AppendHeader(header)
+	groups := map[string][]float64{}
+	var order []string
+	for _, st := range steps {
+		row := table.Row{}
+		if opt.By != "" {
+			row = append(row, groupValue(st, opt.By))
+		}
+		n := numbersOf(st)
+		round := ""
+		if v, ok := st.Labels["round"]; ok {
+			round = fmt.Sprint(v)
+		}
+		row = append(row, st.Name, round, st.Status)
+		if n.hasOps {
+			row = append(row, fmt.Sprintf("%.0f", n.ops), fmt.Sprintf("%.0f", n.opsPerSec), fmt.Sprintf("%.3f", n.p50/1000), fmt.Sprintf("%.3f", n.p99/1000))
+			key := groupValue(st, opt.By) + "\x00" + st.Name
+			if _, ok := groups[key]; !ok {
+				order = append(order, key)
+			}
+			groups[key] = append(groups[key], n.opsPerSec)
+		} else {
+			row = append(row, "", "", "", "")
+		}
+		if d := st.Server; d != nil {
+			perOp := ""
+			for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert"} {
+				if v, ok := d.PerOp[k]; ok {
+					perOp = fmt.Sprintf("%.2f", v)
+					break
+				}
+			}
+			row = append(row, fmt.Sprintf("%.0f", d.PagesRead), perOp, fmt.Sprintf("%.1f", d.CacheUsedPeak/1e6), fmt.Sprintf("%.1f", d.DirtyPeak/1e6))
+		} else {
+			row = append(row, "", "", "", "")
+		}
+		verdict := ""
+		if st.Provenance != nil {
+			verdict = st.Provenance.Verdict
+		}
+		row = append(row, verdict)
+		t.AppendRow(row)
+	}
+	t.Render()
+	var summary [][]string
+	for _, key := range order {
+		vals := groups[key]
+		if len(vals) < 2 {
+			continue
+		}
+		by, name, _ := strings.Cut(key, "\x00")
+		s := Summarise(vals)
+		summary = append(summary, []string{by, name, fmt.Sprint(s.N), fmt.Sprintf("%.0f", s.Min), fmt.Sprintf("%.0f", s.Median), fmt.Sprintf("%.0f", s.Max)})
+	}
+	if len(summary) == 0 {
+		return
+	}
+	st := table.NewWriter()
+	st.SetOutputMirror(w)
+	st.SetStyle(table.StyleLight)
+	st.SetTitle("repetitions (ops/s)")
+	h := table.Row{}
+	if opt.By != "" {
+		h = append(h, opt.By)
+	}
+	st.AppendHeader(append(h, "step", "n", "min", "median", "max"))
+	for _, s := range summary {
+		row := table.Row{}
+		if opt.By != "" {
+			row = append(row, s[0])
+		}
+		for _, c := range s[1:] {
+			row = append(row, c)
+		}
+		st.AppendRow(row)
+	}
+	st.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}})
+	st.Render()
+}

@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"wtd/engine/store"
+	"wtd/hostctl"
+)
+
+// newTestRun opens a store in a temp dir and starts a run on the built-in
+// target.
+func newTestRun(t *testing.T, interval time.Duration) (*Run, *store.Store, *bytes.Buffer) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(context.Background()) })
+	log := &bytes.Buffer{}
+	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: startTestServerBinary(t),
+		SampleInterval: interval, Dir: t.TempDir(), Log: log}, RunInfo{PlaybookPath: "test.lua", Playbook: "-- test", Params: map[string]any{"n": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Finish(context.Background(), StatusAborted, "test cleanup") })
+	return r, st, log
+}
+
+func cacheMax(t *testing.T, s *Server) int64 {
+	t.Helper()
+	st, err := s.ServerStatus(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lookupInt(st, "wiredTiger", "cache", "maximum bytes configured")
+}
+
+func TestRunRestartChangesCacheSize(t *testing.T) {
+	ctx := context.Background()
+	r, st, _ := newTestRun(t, 0)
+	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheMax(t, s); got != 268435456 {
+		t.Fatalf("cache at start = %d", got)
+	}
+	gb := 0.5
+	if err := s.Restart(ctx, ServerChanges{CacheSizeGB: &gb}); err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheMax(t, s); got != 536870912 {
+		t.Errorf("cache after restart to 0.5 GB = %d, want 536870912", got)
+	}
+	bad := 0.1
+	err = s.Restart(ctx, ServerChanges{CacheSizeGB: &bad})
+	if err == nil || !strings.Contains(err.Error(), "0.25") {
+		t.Errorf("restart with cacheSizeGB 0.1: %v", err)
+	}
+	if got := cacheMax(t, s); got != 536870912 {
+		t.Errorf("a refused restart touched the server: cache %d", got)
+	}
+	set, err := s.Settings(ctx)
+	if err != nil || set.CacheSizeGB != 0.5 || set.CacheMaxBytes != 536870912 || set.Parameters["wiredTigerEngineRuntimeConfig"] == nil {
+		t.Errorf("settings = %+v, %v", set, err)
+	}
+	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+		t.Fatal(err)
+	}
+	run, err := st.GetRun(ctx, r.ID)
+	if err != nil || run.Status != StatusOK {
+		t.Errorf("run = %+v %v", run, err)
+	}
+}
+
+func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
+	ctx := context.Background()
+	r, st, _ := newTestRun(t, 100*time.Millisecond)
+	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: 5000, DocBytes: 1000}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := st.SampleCount(ctx, r.ID)
+	r.DropCaches(ctx)
+	rec, err := r.Step(ctx, StepSpec{Name: "reads", Labels: map[string]any{"round": 1}}, func(ctx context.Context) (any, error) {
+		return s.Workload(ctx, WorkloadSpec{NS: "bench.c", Duration: 700 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 5000}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Flush(ctx)
+	after, _ := st.SampleCount(ctx, r.ID)
+	if after-before < 6 {
+		t.Errorf("sampler wrote %d samples during a 0.7 s workload at 100 ms", after-before)
+	}
+	srcs, _ := st.SampleSources(ctx, r.ID)
+	if strings.Join(srcs, ",") != "host,server:m1" {
+		t.Errorf("sample sources = %v", srcs)
+	}
+	wr := rec.Result.(WorkloadResult)
+	if rec.Server == nil || rec.Server.Opcounters["query"] != float64(wr.Ops["read"].Count) {
+		t.Errorf("opcounters delta %v vs %d reads", rec.Server, wr.Ops["read"].Count)
+	}
+	if rec.Server.CacheUsedPeak <= 0 || rec.Server.CacheMax != 268435456 {
+		t.Errorf("deltas = %+v", rec.Server)
+	}
+	p := rec.Provenance
+	if p == nil || p.Documents != 5000 || p.DatasetBytes < 4_000_000 || p.Verdict == "" || p.Reason == "" || p.Cleared == "" {
+		t.Errorf("provenance = %+v", p)
+	}
+	series, err := st.Series(ctx, r.ID, "server:m1", "wiredTiger.cache.bytes currently in the cache")
+	if err != nil || len(series) < 6 {
+		t.Errorf("series: %d points, %v", len(series), err)
+	}
+	steps, _ := st.Steps(ctx, r.ID)
+	if len(steps) != 1 || steps[0].Status != StatusOK || !strings.Contains(string(steps[0].Results), "pages_read") {
+		t.Errorf("stored steps = %+v", steps)
+	}
+	var buf bytes.Buffer
+	WriteReport(&buf, r.Steps(), ReportOptions{By: "cacheSizeGB"})
+	if !strings.Contains(buf.String(), "reads") || !strings.Contains(buf.String(), "0.25") {
+		t.Errorf("report:\n%s", buf.String())
+	}
+}
+
+func TestFinishStopsServers(t *testing.T) {
+	ctx := context.Background()
+	r, _, _ := newTestRun(t, 0)
+	s, err := r.StartServer(ctx, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := s.PID()
+	if err := r.Finish(ctx, StatusFailed, "boom"); err != nil {
+		t.Fatal(err)
+	}
+	if processAlive(pid) {
+		t.Errorf("server %d still running after Finish", pid)
+	}
+}

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"wtd/hostctl"
+)
+
+// ServerOptions are the settings of a server a run starts (mongod.start).
+type ServerOptions struct {
+	// DBPath is the data directory; empty means a fresh one in the run's
+	// directory.
+	DBPath string
+	// Port 0 picks a free loopback port.
+	Port         int
+	CacheSizeGB  float64
+	EngineConfig string
+	SyncDelay    float64
+	// SetParameters are passed as --setParameter name=value.
+	SetParameters map[string]string
+	ExtraArgs     []string
+}
+
+// ServerChanges are the settings a restart changes; nil fields keep theirs.
+type ServerChanges struct {
+	CacheSizeGB   *float64
+	EngineConfig  *string
+	SyncDelay     *float64
+	SetParameters map[string]string // merged into the current ones
+	ExtraArgs     []string          // replace the current ones when non-nil
+}
+
+// Server is a mongod a run uses: one it started (restartable) or one it
+// attached to by URI.
+type Server struct {
+	run  *Run
+	Name string
+
+	mu       sync.Mutex
+	hs       *hostctl.Server // nil when attached
+	attached *mongo.Client
+	uri      string
+	restarts int
+	down     bool // between stop and start during a restart, or stopped
+}
+
+// ErrAttached is returned by Restart on a server the run did not start.
+var ErrAttached = errors.New("cannot restart a server attached with mongod.connect: wtd did not start it; use mongod.start to let wtd manage the process")
+
+// StartServer starts a fresh server with opts (mongod.start).
+func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, error) {
+	if r.cfg.MongodBinary == "" {
+		return nil, errors.New("start mongod: no server binary (use --mongod PATH, $WTD_MONGOD, or put mongod or minimongod on PATH)")
+	}
+	r.mu.Lock()
+	name := fmt.Sprintf("m%d", len(r.servers)+1)
+	r.mu.Unlock()
+	spec := hostctl.ServerSpec{Binary: r.cfg.MongodBinary, DBPath: opts.DBPath, Port: opts.Port, BindIP: hostctl.DefaultBindIP,
+		CacheSizeGB: opts.CacheSizeGB, EngineConfig: opts.EngineConfig, SyncDelay: opts.SyncDelay,
+		SetParameters: opts.SetParameters, ExtraArgs: opts.ExtraArgs}
+	if spec.DBPath == "" {
+		spec.DBPath = r.dir + "/" + name + "-db"
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(spec.DBPath, 0o755); err != nil {
+		return nil, fmt.Errorf("create dbpath: %w", err)
+	}
+	spec.LogPath = r.dir + "/" + name + ".log"
+	hs, err := hostctl.Start(ctx, spec, r.cfg.StartOptions)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{run: r, Name: name, hs: hs, uri: hs.URI()}
+	r.addServer(s)
+	r.Eventf("info", name, "started %s on %s (pid %d, dbpath %s)", spec.Binary, hs.URI(), hs.PID(), spec.DBPath)
+	r.sampler.watch(s)
+	return s, nil
+}
+
+// ConnectServer attaches to a running server by URI (mongod.connect). Only
+// loopback hosts are allowed.
+func (r *Run) ConnectServer(ctx context.Context, uri string) (*Server, error) {
+	opts := options.Client().ApplyURI(uri)
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
+	}
+	for _, h := range opts.Hosts {
+		if err := hostctl.CheckLoopback(h); err != nil {
+			return nil, err
+		}
+	}
+	client, err := mongo.Connect(opts)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
+	}
+	if err := client.Ping(ctx, nil); err != nil {
+		client.Disconnect(context.Background())
+		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
+	}
+	r.mu.Lock()
+	name := fmt.Sprintf("m%d", len(r.servers)+1)
+	r.mu.Unlock()
+	s := &Server{run: r, Name: name, attached: client, uri: uri}
+	r.addServer(s)
+	r.Eventf("info", name, "attached to %s", redact(uri))
+	r.sampler.watch(s)
+	return s, nil
+}
+
+// Client returns the current driver client (a restart replaces it).
+func (s *Server) Client() *mongo.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hs != nil {
+		return s.hs.Client()
+	}
+	return s.attached
+}
+
+// URI returns how wtd reaches the server (password masked).
+func (s *Server) URI() string { return redact(s.uri) }
+
+// PID returns the server's process id, 0 when attached.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hs == nil || s.down {
+		return 0
+	}
+	return s.hs.PID()
+}
+
+// Started reports whether wtd started the process (it can be restarted).
+func (s *Server) Started() bool { return s.hs != nil }
+
+// available reports whether the server is up (not in a restart gap).
+func (s *Server) available() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.down
+}
+
+// Spec returns the settings the server was last started with.
+func (s *Server) Spec() (hostctl.ServerSpec, bool) {
+	if s.hs == nil {
+		return hostctl.ServerSpec{}, false
+	}
+	return s.hs.Spec(), true
+}
+
+// Restart stops the server and starts it again on the same dbpath and port
+// with changes applied; the settings are checked before anything stops.
+func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
+	if s.hs == nil {
+		return ErrAttached
+	}
+	spec := s.hs.Spec()
+	if ch.CacheSizeGB != nil {
+		spec.CacheSizeGB = *ch.CacheSizeGB
+	}
+	if ch.EngineConfig != nil {
+		spec.EngineConfig = *ch.EngineConfig
+	}
+	if ch.SyncDelay != nil {
+		spec.SyncDelay = *ch.SyncDelay
+	}
+	if ch.SetParameters != nil {
+		merged := map[string]string{}
+		for k, v := range spec.SetParameters {
+			merged[k] = v
+		}
+		for k, v := range ch.SetParameters {
+			merged[k] = v
+		}
+		spec.SetParameters = merged
+	}
+	if ch.ExtraArgs != nil {
+		spec.ExtraArgs = ch.ExtraArgs
+	}
+	if err := spec.Validate(); err != nil {
+		return fmt.Errorf("restart %s: %w", s.Name, err)
+	}
+	s.mu.Lock()
+	s.down = true
+	s.mu.Unlock()
+	s.run.Eventf("info", s.Name, "restarting with cacheSizeGB=%g engineConfig=%q", spec.CacheSizeGB, spec.EngineConfig)
+	err := s.hs.Restart(ctx, spec)
+	s.mu.Lock()
+	if err == nil {
+		s.down = false
+		s.restarts++
+		s.uri = s.hs.URI()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("restart %s: %w", s.Name, err)
+	}
+	s.run.sampler.watch(s)
+	return nil
+}
+
+// Stop shuts the server down (graceful, then signals). Attached servers are
+// only disconnected.
+func (s *Server) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if s.down {
+		s.mu.Unlock()
+		return nil
+	}
+	s.down = true
+	s.mu.Unlock()
+	if s.hs == nil {
+		return s.attached.Disconnect(ctx)
+	}
+	s.run.Eventf("info", s.Name, "stopping")
+	return s.hs.Stop(ctx)
+}
+
+// crashed returns an error with the log tail when the process ended by
+// itself.
+func (s *Server) crashed() error {
+	if s.hs == nil {
+		return nil
+	}
+	s.mu.Lock()
+	down := s.down
+	s.mu.Unlock()
+	if down {
+		return nil
+	}
+	select {
+	case <-s.hs.Exited():
+		return fmt.Errorf("%s exited unexpectedly: %v", s.Name, s.hs.ExitErr())
+	default:
+		return nil
+	}
+}
+
+// Command runs a command on the admin database and returns its reply.
+func (s *Server) Command(ctx context.Context, cmd bson.D) (bson.Raw, error) {
+	return s.CommandDB(ctx, "admin", cmd)
+}
+
+// CommandDB runs a command on db.
+func (s *Server) CommandDB(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	raw, err := s.Client().Database(db).RunCommand(ctx, cmd).Raw()
+	if err != nil {
+		if cerr := s.crashed(); cerr != nil {
+			return nil, fmt.Errorf("%w; last log lines:\n%s", cerr, s.logTail())
+		}
+		return nil, err
+	}
+	return raw, nil
+}
+
+func (s *Server) logTail() string {
+	if s.hs == nil {
+		return ""
+	}
+	out := ""
+	for _, l := range s.hs.LogTail(15) {
+		out += "  " + l + "\n"
+	}
+	return out
+}
+
+// ServerStatus returns the full serverStatus document.
+func (s *Server) ServerStatus(ctx context.Context) (bson.Raw, error) {
+	return s.Command(ctx, bson.D{{Key: "serverStatus", Value: 1}})
+}
+
+// SetParameter sets a server parameter at runtime and returns the previous
+// value.
+func (s *Server) SetParameter(ctx context.Context, name string, value any) (any, error) {
+	raw, err := s.Command(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: value}})
+	if err != nil {
+		return nil, fmt.Errorf("setParameter %s: %w", name, err)
+	}
+	s.run.Eventf("info", s.Name, "setParameter %s=%v", name, value)
+	was, err := raw.LookupErr("was")
+	if err != nil {
+		return nil, nil
+	}
+	return rawToGo(was), nil
+}
+
+// GetParameter returns a server parameter's value.
+func (s *Server) GetParameter(ctx context.Context, name string) (any, error) {
+	raw, err := s.Command(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: name, Value: 1}})
+	if err != nil {
+		return nil, fmt.Errorf("getParameter %s: %w", name, err)
+	}
+	v, err := raw.LookupErr(name)
+	if err != nil {
+		return nil, fmt.Errorf("getParameter %s: not in the reply", name)
+	}
+	return rawToGo(v), nil
+}
+
+// Reconfigure changes WiredTiger's runtime configuration
+// (wiredTigerEngineRuntimeConfig).
+func (s *Server) Reconfigure(ctx context.Context, cfg string) error {
+	_, err := s.SetParameter(ctx, "wiredTigerEngineRuntimeConfig", cfg)
+	return err
+}
+
+// rawToGo converts a BSON value to plain Go values (documents as ordered
+// bson.D).
+func rawToGo(v bson.RawValue) any {
+	var out any
+	if err := v.Unmarshal(&out); err != nil {
+		return v.String()
+	}
+	return out
+}
+
+// Load inserts documents into the server (see engine.Load).
+func (s *Server) Load(ctx context.Context, spec LoadSpec, progress func(done, total int64)) (LoadResult, error) {
+	res, err := Load(ctx, s.Client(), spec, progress)
+	if err == nil {
+		s.run.noteLoaded(spec.NS)
+		s.run.Eventf("info", s.Name, "loaded %d documents into %s: %.0f docs/s, %.1f MB/s", res.Docs, spec.NS, res.DocsPerSec, res.MBPerSec)
+	}
+	return res, err
+}
+
+func (s *Server) restartCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restarts
+}
+
+// Workload runs a workload against the server (see engine.RunWorkload).
+func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
+	return RunWorkload(ctx, s.Client(), spec, progress)
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine/store"
+)
+
+// StepSpec names a recorded step. Server is the server whose settings and
+// counters the step records (default: the run's only server); NS is the
+// data set ("db.coll") its provenance describes (default: the last loaded).
+type StepSpec struct {
+	Name   string
+	Labels map[string]any
+	Server *Server
+	NS     string
+}
+
+// StepRecord is a finished step as the run keeps it for reports.
+type StepRecord struct {
+	ID         int64          `json:"id"`
+	Seq        int            `json:"seq"`
+	Name       string         `json:"name"`
+	Labels     map[string]any `json:"labels,omitempty"`
+	Start      time.Time      `json:"start"`
+	End        time.Time      `json:"end"`
+	Status     string         `json:"status"`
+	Error      string         `json:"error,omitempty"`
+	Settings   *Settings      `json:"settings,omitempty"`
+	Provenance *Provenance    `json:"provenance,omitempty"`
+	Result     any            `json:"result,omitempty"`
+	Server     *ServerDeltas  `json:"server,omitempty"`
+}
+
+// stepResults is what the store keeps as a step's results.
+type stepResults struct {
+	Result any           `json:"result,omitempty"`
+	Server *ServerDeltas `json:"server,omitempty"`
+}
+
+// Steps returns the run's finished steps in order.
+func (r *Run) Steps() []StepRecord {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]StepRecord(nil), r.steps...)
+}
+
+func (r *Run) defaultServer() *Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.servers) == 1 {
+		return r.servers[0]
+	}
+	return nil
+}
+
+// Step runs fn as a recorded step: the settings in force and the
+// cache-state provenance at the start, fn's result, and the server-side
+// deltas over the step. A failing fn fails the step (recorded) and the
+// error is returned; what was recorded stays.
+func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Context) (any, error)) (StepRecord, error) {
+	if spec.Name == "" {
+		return StepRecord{}, errors.New("step: name is required")
+	}
+	srv := spec.Server
+	if srv == nil {
+		srv = r.defaultServer()
+	}
+	rec := StepRecord{Name: spec.Name, Labels: spec.Labels, Start: time.Now()}
+	var before map[string]float64
+	var tracker *peakTracker
+	if srv != nil && srv.available() {
+		if st, err := srv.Settings(ctx); err == nil {
+			rec.Settings = &st
+		} else {
+			r.Eventf("warn", "step", "%s: settings of %s: %v", spec.Name, srv.Name, err)
+		}
+		rec.Provenance = r.provenance(ctx, srv, spec)
+		if m, err := srv.sampleStatus(ctx); err == nil {
+			before = m
+		}
+		tracker = r.sampler.track(srv, CacheMetric("bytes currently in the cache"), CacheMetric("tracked dirty bytes in the cache"))
+		defer r.sampler.untrack(tracker)
+	}
+	settingsJSON, _ := json.Marshal(rec.Settings)
+	provJSON, _ := json.Marshal(rec.Provenance)
+	id, err := r.cfg.Store.CreateStep(ctx, store.StepInfo{RunID: r.ID, Name: spec.Name, Labels: spec.Labels, StartedAt: rec.Start,
+		Settings: settingsJSON, Provenance: provJSON})
+	if err != nil {
+		return rec, fmt.Errorf("record step %s: %w", spec.Name, err)
+	}
+	rec.ID = id
+	r.Eventf("info", "step", "%s started", stepTitle(spec))
+
+	result, ferr := fn(ctx)
+	rec.End = time.Now()
+	rec.Result = result
+	if srv != nil && before != nil && srv.available() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if after, err := srv.sampleStatus(sctx); err == nil {
+			tracker.observe(before)
+			tracker.observe(after)
+			rec.Server = serverDeltas(before, after, tracker, result)
+			r.finishProvenance(rec.Provenance, rec.Server, rec.End.Sub(rec.Start))
+		}
+		cancel()
+	}
+	rec.Status = StatusOK
+	switch {
+	case ferr != nil && ctx.Err() != nil:
+		rec.Status, rec.Error = StatusAborted, context.Cause(ctx).Error()
+	case ferr != nil:
+		rec.Status, rec.Error = StatusFailed, ferr.Error()
+	}
+	resJSON, jerr := json.Marshal(stepResults{Result: result, Server: rec.Server})
+	if jerr != nil {
+		resJSON, _ = json.Marshal(stepResults{Result: fmt.Sprint(result), Server: rec.Server})
+	}
+	provJSON, _ = json.Marshal(rec.Provenance)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := r.cfg.Store.FinishStep(fctx, id, store.StepResult{Status: rec.Status, Error: redact(rec.Error), EndedAt: rec.End,
+		Results: resJSON, Provenance: provJSON}); err != nil && ferr == nil {
+		ferr = fmt.Errorf("record step %s: %w", spec.Name, err)
+	}
+	r.mu.Lock()
+	rec.Seq = len(r.steps) + 1
+	r.steps = append(r.steps, rec)
+	if srv != nil {
+		r.restartsAt[srv] = srv.restartCount()
+	}
+	r.mu.Unlock()
+	if ferr != nil {
+		r.Eventf("error", "step", "%s %s: %v", stepTitle(spec), rec.Status, ferr)
+		return rec, ferr
+	}
+	r.Eventf("info", "step", "%s done in %s", stepTitle(spec), rec.End.Sub(rec.Start).Round(time.Millisecond))
+	return rec, nil
+}
+
+func stepTitle(spec StepSpec) string {
+	if len(spec.Labels) == 0 {
+		return spec.Name
+	}
+	parts := []string{}
+	for _, k := range sortedLabelKeys(spec.Labels) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, spec.Labels[k]))
+	}
+	return spec.Name + " (" + strings.Join(parts, " ") + ")"
+}
+
+// Settings are the server settings in force, from getCmdLineOpts and
+// getParameter.
+type Settings struct {
+	CacheSizeGB   float64        `json:"cache_size_gb,omitempty"`
+	CacheMaxBytes int64          `json:"cache_max_bytes,omitempty"`
+	EngineConfig  string         `json:"engine_config,omitempty"`
+	SyncDelay     float64        `json:"syncdelay,omitempty"`
+	Argv          []string       `json:"argv,omitempty"`
+	Parsed        any            `json:"parsed,omitempty"`
+	Parameters    map[string]any `json:"parameters,omitempty"`
+}
+
+// Settings reads the settings in force from the server itself.
+func (s *Server) Settings(ctx context.Context) (Settings, error) {
+	var st Settings
+	opts, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}})
+	if err != nil {
+		return st, fmt.Errorf("getCmdLineOpts: %w", err)
+	}
+	if v, err := opts.LookupErr("argv"); err == nil {
+		v.Unmarshal(&st.Argv)
+	}
+	if v, err := opts.LookupErr("parsed"); err == nil {
+		st.Parsed = jsonable(v)
+		if gb, err := v.Document().LookupErr("storage", "wiredTiger", "engineConfig", "cacheSizeGB"); err == nil {
+			st.CacheSizeGB, _ = gb.AsFloat64OK()
+		}
+		if cs, err := v.Document().LookupErr("storage", "wiredTiger", "engineConfig", "configString"); err == nil {
+			st.EngineConfig, _ = cs.StringValueOK()
+		}
+		if sd, err := v.Document().LookupErr("storage", "syncPeriodSecs"); err == nil {
+			st.SyncDelay, _ = sd.AsFloat64OK()
+		}
+	}
+	if params, err := s.Command(ctx, bson.D{{Key: "getParameter", Value: "*"}}); err == nil {
+		st.Parameters = map[string]any{}
+		elems, _ := params.Elements()
+		for _, el := range elems {
+			if el.Key() != "ok" {
+				st.Parameters[el.Key()] = jsonable(el.Value())
+			}
+		}
+	}
+	if status, err := s.ServerStatus(ctx); err == nil {
+		if v, err := status.LookupErr("wiredTiger", "cache", "maximum bytes configured"); err == nil {
+			st.CacheMaxBytes, _ = v.AsInt64OK()
+		}
+	}
+	return st, nil
+}
+
+// jsonable converts a BSON value to plain values that encode as JSON.
+func jsonable(v bson.RawValue) any {
+	b, err := bson.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false, false)
+	if err != nil {
+		return v.String()
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return v.String()
+	}
+	return m["v"]
+}
+
+// ServerDeltas are the server-side changes over a step.
+type ServerDeltas struct {
+	PagesRead         float64            `json:"pages_read"`
+	BytesRead         float64            `json:"bytes_read"`
+	EvictedUnmodified float64            `json:"evicted_unmodified"`
+	EvictedModified   float64            `json:"evicted_modified"`
+	AppThreadEvicted  float64            `json:"app_thread_evicted"`
+	AppEvictMicros    *float64           `json:"app_thread_evict_micros,omitempty"`
+	CacheUsedPeak     float64            `json:"cache_used_peak"`
+	DirtyPeak         float64            `json:"dirty_peak"`
+	CacheMax          float64            `json:"cache_max"`
+	Opcounters        map[string]float64 `json:"opcounters,omitempty"`
+	PerOp             map[string]float64 `json:"per_op,omitempty"`
+}
+
+func serverDeltas(before, after map[string]float64, pt *peakTracker, result any) *ServerDeltas {
+	d := func(k string) float64 { return after[k] - before[k] }
+	c := CacheMetric
+	sd := &ServerDeltas{
+		PagesRead:         d(c("pages read into cache")),
+		BytesRead:         d(c("bytes read into cache")),
+		EvictedUnmodified: d(c("unmodified pages evicted")),
+		EvictedModified:   d(c("modified pages evicted")),
+		AppThreadEvicted:  d(c("pages evicted by application threads")),
+		CacheUsedPeak:     pt.get(c("bytes currently in the cache")),
+		DirtyPeak:         pt.get(c("tracked dirty bytes in the cache")),
+		CacheMax:          after[c("maximum bytes configured")],
+		Opcounters:        map[string]float64{},
+		PerOp:             map[string]float64{},
+	}
+	const appEvict = "wiredTiger.thread-yield.application thread time evicting (usecs)"
+	if _, ok := after[appEvict]; ok {
+		v := d(appEvict)
+		sd.AppEvictMicros = &v
+	}
+	for _, op := range []string{"insert", "query", "update", "delete", "getmore", "command"} {
+		sd.Opcounters[op] = d("opcounters." + op)
+	}
+	for op, n := range opCounts(result) {
+		if n > 0 {
+			sd.PerOp["pages_read_per_"+op] = sd.PagesRead / float64(n)
+		}
+	}
+	return sd
+}
+
+// opCounts returns the operation counts of a step result by op type.
+func opCounts(result any) map[string]int64 {
+	switch r := result.(type) {
+	case WorkloadResult:
+		out := map[string]int64{}
+		for op, st := range r.Ops {
+			out[op] = st.Count
+		}
+		return out
+	case *WorkloadResult:
+		return opCounts(*r)
+	case LoadResult:
+		return map[string]int64{"insert": r.Docs}
+	case *LoadResult:
+		return opCounts(*r)
+	case map[string]any:
+		// A result converted from Lua: {ops = {read = {count = n}}}.
+		ops, _ := r["ops"].(map[string]any)
+		out := map[string]int64{}
+		for op, v := range ops {
+			if m, ok := v.(map[string]any); ok {
+				if n, ok := m["count"].(float64); ok {
+					out[op] = int64(n)
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}

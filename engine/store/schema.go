@@ -1,0 +1,140 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are the schema, one step per entry; entry i brings the database
+// from user_version i to i+1. Append only: never edit a released entry.
+//
+// Times are INTEGER unix nanoseconds (NULL while a run or step is going on);
+// structured values are JSON text (NULL when not given).
+var migrations = []string{
+	`
+CREATE TABLE runs (
+	id              INTEGER PRIMARY KEY,
+	playbook_path   TEXT    NOT NULL,
+	playbook        TEXT    NOT NULL,            -- content, URI passwords masked
+	playbook_sha256 TEXT    NOT NULL,            -- of the content as read
+	params          TEXT,                        -- JSON object
+	started_at      INTEGER NOT NULL,
+	ended_at        INTEGER,
+	status          TEXT    NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'aborted')),
+	reason          TEXT    NOT NULL DEFAULT '',
+	host_facts      TEXT,                        -- JSON: cores, memory, kernel, virtualisation, disk
+	target_path     TEXT    NOT NULL DEFAULT '',
+	target_uri      TEXT    NOT NULL DEFAULT '',  -- password masked
+	target_version  TEXT    NOT NULL DEFAULT '',
+	wtd_version     TEXT    NOT NULL DEFAULT '',
+	owner_pid       INTEGER NOT NULL,            -- the wtd process writing the run
+	owner_host      TEXT    NOT NULL,
+	owner_boot_id   TEXT    NOT NULL DEFAULT ''  -- the owner host's boot, to see past pid reuse
+);
+CREATE INDEX runs_by_start ON runs (started_at);
+
+CREATE TABLE steps (
+	id         INTEGER PRIMARY KEY,
+	run_id     INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq        INTEGER NOT NULL,                 -- 1, 2, ... within the run
+	name       TEXT    NOT NULL,
+	labels     TEXT,                             -- JSON object, e.g. round, cacheSizeGB
+	started_at INTEGER NOT NULL,
+	ended_at   INTEGER,
+	status     TEXT    NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'aborted')),
+	error      TEXT    NOT NULL DEFAULT '',
+	settings   TEXT,                             -- JSON: mongod settings in force
+	provenance TEXT,                             -- JSON: cache-state provenance
+	results    TEXT,                             -- JSON: per op type results, server deltas
+	UNIQUE (run_id, seq)
+);
+
+CREATE TABLE metric_names (
+	id   INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE sample_sources (
+	id   INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE                    -- "host", "server:m1", ...
+);
+
+-- One row per sample of one source; frame is the codec's encoding (codec.go),
+-- a delta against the previous row of the same (run_id, source_id) unless
+-- keyframe is 1.
+CREATE TABLE samples (
+	run_id    INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	source_id INTEGER NOT NULL REFERENCES sample_sources (id),
+	ts        INTEGER NOT NULL,
+	keyframe  INTEGER NOT NULL,
+	frame     BLOB    NOT NULL,
+	PRIMARY KEY (run_id, source_id, ts)
+) WITHOUT ROWID;
+
+CREATE TABLE events (
+	id      INTEGER PRIMARY KEY,
+	run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	ts      INTEGER NOT NULL,
+	level   TEXT    NOT NULL,
+	source  TEXT    NOT NULL DEFAULT '',
+	message TEXT    NOT NULL,
+	attrs   TEXT                                 -- JSON object
+);
+CREATE INDEX events_by_run ON events (run_id, ts);
+`,
+}
+
+// migrate brings the database to len(list) steps of list, each in its own
+// transaction, and refuses a database made by a newer wtd.
+func migrate(ctx context.Context, db *sql.DB, list []string) error {
+	for {
+		v, err := schemaVersion(ctx, db)
+		if err != nil {
+			return err
+		}
+		if v > len(list) {
+			return fmt.Errorf("check schema: database schema version %d is newer than this wtd knows (%d): use a newer wtd", v, len(list))
+		}
+		if v == len(list) {
+			return nil
+		}
+		if err := migrateOne(ctx, db, list, v); err != nil {
+			return err
+		}
+	}
+}
+
+func schemaVersion(ctx context.Context, db *sql.DB) (int, error) {
+	var v int
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// migrateOne applies step from, unless another process did it first.
+func migrateOne(ctx context.Context, db *sql.DB, list []string, from int) error {
+	tx, err := db.BeginTx(ctx, nil) // immediate: one migrating process at a time
+	if err != nil {
+		return fmt.Errorf("migrate schema to %d: %w", from+1, err)
+	}
+	defer tx.Rollback()
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("migrate schema to %d: %w", from+1, err)
+	}
+	if v != from {
+		return nil // someone else moved it; look again
+	}
+	if _, err := tx.ExecContext(ctx, list[from]); err != nil {
+		return fmt.Errorf("migrate schema to %d: %w", from+1, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", from+1)); err != nil {
+		return fmt.Errorf("migrate schema to %d: %w", from+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate schema to %d: %w", from+1, err)
+	}
+	return nil
+}

@@ -1,0 +1,320 @@
+// Package store owns wtd's results database: the SQLite schema and its
+// migrations, the single writer that batches what a run records (runs, steps,
+// metric samples, events) into transactions, the compact sample encoding, and
+// the queries that read it all back, from this process or another one while a
+// run is still writing.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// ErrNotFound reports a run, step or other record that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrClosed reports a call on a Store after Close.
+var ErrClosed = errors.New("store closed")
+
+// Defaults for Options.
+const (
+	DefaultFlushInterval = 150 * time.Millisecond
+	DefaultBatchSize     = 256
+	DefaultKeyframeEvery = 60
+	busyTimeoutMillis    = 10000
+)
+
+// Options tune a Store; the zero value means the defaults.
+type Options struct {
+	// FlushInterval is how long queued writes may wait for a transaction.
+	// A negative value switches the timer off: writes then wait for a full
+	// batch, a call that needs its result, Flush or Close (for tests).
+	FlushInterval time.Duration
+	// BatchSize is the number of queued writes that starts a transaction.
+	BatchSize int
+	// KeyframeEvery is how many samples of a source form one delta chain.
+	KeyframeEvery int
+}
+
+func (o Options) withDefaults() Options {
+	if o.FlushInterval == 0 {
+		o.FlushInterval = DefaultFlushInterval
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.KeyframeEvery <= 0 {
+		o.KeyframeEvery = DefaultKeyframeEvery
+	}
+	return o
+}
+
+// Store is an open results database. Its methods are safe for concurrent use.
+type Store struct {
+	path string
+	opts Options
+	w    *sql.DB // one connection, held by the writer goroutine
+	r    *sql.DB // read-only pool
+	self owner   // this process, for runs it creates and for liveness checks
+
+	mu      sync.Mutex
+	queue   []queued
+	closed  bool
+	failed  error // first failure of an asynchronous write since the last Flush
+	nfailed int   // how many more failed
+	wake    chan struct{}
+	stop    chan struct{}
+
+	writerCtx    context.Context
+	cancelWriter context.CancelFunc
+	writerDone   chan struct{}
+	wr           *writer // state of the writer goroutine
+
+	names nameCache // metric and source names for readers
+}
+
+// Open opens (creating it and its directory if needed) the database at path,
+// brings its schema up to date and starts the writer.
+func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	w, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, w, migrations); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	conn, err := w.Conn(ctx)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		conn.Close()
+		w.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{
+		path:       path,
+		opts:       opts.withDefaults(),
+		w:          w,
+		r:          r,
+		self:       currentOwner(),
+		wake:       make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		writerDone: make(chan struct{}),
+	}
+	s.wr = newWriter(conn, s.opts.KeyframeEvery)
+	s.writerCtx, s.cancelWriter = context.WithCancel(context.Background())
+	go s.writeLoop()
+	return s, nil
+}
+
+// dsn is the data source name of the writer or of the read-only pool.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMillis))
+	q.Add("_pragma", "foreign_keys(1)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous(NORMAL)")
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Flush waits until everything queued so far is committed and returns the
+// first error of asynchronous writes (AddSample, AddEvent) since the last
+// Flush.
+func (s *Store) Flush(ctx context.Context) error {
+	if err := s.do(ctx, flushOp{}); err != nil {
+		return err
+	}
+	return s.takeFailure()
+}
+
+// Close flushes everything queued, stops the writer and closes the database.
+// It returns the first error, including unreported asynchronous ones. When
+// ctx ends first, the pending transaction is abandoned.
+func (s *Store) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
+	s.closed = true
+	close(s.stop)
+	s.mu.Unlock()
+
+	var errs []error
+	select {
+	case <-s.writerDone:
+	case <-ctx.Done():
+		s.cancelWriter()
+		<-s.writerDone
+		errs = append(errs, fmt.Errorf("close store: %w", ctx.Err()))
+	}
+	s.cancelWriter()
+	errs = append(errs, s.takeFailure())
+	if err := s.wr.close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	if err := s.w.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	if err := s.r.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close store: %w", err))
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queued is one write waiting for the writer; done is nil for asynchronous
+// writes.
+type queued struct {
+	op   op
+	done chan error
+}
+
+// enqueue adds an asynchronous write; errors surface from Flush or Close.
+func (s *Store) enqueue(o op) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.noteFailure(fmt.Errorf("%s: %w", o.describe(), ErrClosed))
+		return
+	}
+	s.queue = append(s.queue, queued{op: o})
+	if len(s.queue) >= s.opts.BatchSize {
+		s.signal()
+	}
+}
+
+// do queues a write and waits for its transaction to commit.
+func (s *Store) do(ctx context.Context, o op) error {
+	done := make(chan error, 1)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fmt.Errorf("%s: %w", o.describe(), ErrClosed)
+	}
+	s.queue = append(s.queue, queued{op: o, done: done})
+	s.signal()
+	s.mu.Unlock()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", o.describe(), ctx.Err())
+	}
+}
+
+// signal wakes the writer; s.mu is held.
+func (s *Store) signal() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// noteFailure records an asynchronous failure; s.mu is held.
+func (s *Store) noteFailure(err error) {
+	if s.failed == nil {
+		s.failed = err
+	} else {
+		s.nfailed++
+	}
+}
+
+func (s *Store) takeFailure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	err, n := s.failed, s.nfailed
+	s.failed, s.nfailed = nil, 0
+	if err != nil && n > 0 {
+		return fmt.Errorf("%w (and %d more failed writes)", err, n)
+	}
+	return err
+}
+
+// writeLoop is the writer goroutine: it commits the queue in batches until
+// Close, then commits what is left.
+func (s *Store) writeLoop() {
+	defer close(s.writerDone)
+	var tick <-chan time.Time
+	if s.opts.FlushInterval > 0 {
+		t := time.NewTicker(s.opts.FlushInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-s.wake:
+		case <-tick:
+		case <-s.stop:
+			s.drain()
+			return
+		}
+		s.drain()
+	}
+}
+
+// drain commits everything queued, BatchSize writes per transaction.
+func (s *Store) drain() {
+	for {
+		s.mu.Lock()
+		batch := s.queue
+		if len(batch) > s.opts.BatchSize {
+			batch = batch[:s.opts.BatchSize:s.opts.BatchSize]
+		}
+		s.queue = s.queue[len(batch):]
+		if len(s.queue) == 0 {
+			s.queue = nil
+		}
+		s.mu.Unlock()
+		if len(batch) == 0 {
+			return
+		}
+		errs := s.wr.commit(s.writerCtx, batch)
+		s.mu.Lock()
+		for i, q := range batch {
+			if q.done != nil {
+				q.done <- errs[i]
+			} else if errs[i] != nil {
+				s.noteFailure(errs[i])
+			}
+		}
+		s.mu.Unlock()
+	}
+}

@@ -1,0 +1,189 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+)
+
+// errNoSuchDocument is the failure of a read or update whose _id is not in
+// the collection: the spec's key space does not match the data.
+var errNoSuchDocument = errors.New("no such document")
+
+// workloadThread is what one workload goroutine owns. Only done and failed
+// are read by others (the watching goroutine), atomically; the rest is
+// merged after the goroutine has been joined, or handed over per second
+// under the series collector's lock.
+type workloadThread struct {
+	id   int
+	rng  *rand.PCG
+	pad  padRand
+	sec  int // the second the per-second fields are collecting
+	errs [numOps]int64
+
+	hists     [numOps]*hdrhistogram.Histogram // the whole run
+	secHists  [numOps]*hdrhistogram.Histogram // the current second
+	secCounts [numOps]int64
+	secErrs   [numOps]int64
+
+	_      [64]byte
+	done   atomic.Int64 // operations finished, failed or not
+	failed atomic.Int64
+	_      [64]byte
+}
+
+func newWorkloadThread(id int, seed int64, used [numOps]bool) *workloadThread {
+	return &workloadThread{
+		id:       id,
+		rng:      rand.NewPCG(uint64(seed), uint64(id)),
+		pad:      padRand{s: uint64(seed)*0x9e3779b97f4a7c15 + uint64(id)},
+		hists:    histogramsFor(used, newLatencyHistogram),
+		secHists: histogramsFor(used, newSecondHistogram),
+	}
+}
+
+// opBuffers are one thread's reusable request documents. The BSON lives in
+// byte slices that are changed in place; the interface values wrap them once,
+// so issuing an operation allocates nothing on wtd's side.
+type opBuffers struct {
+	filter    []byte // {_id: int64}
+	filterArg any
+	update    []byte // {$set: {pad: BinData}}
+	updateAt  int    // where update's random bytes start
+	updateArg any
+	insert    []byte // {_id: int64, pad: BinData}
+	insertArg any
+}
+
+func (w *workloadRun) newOpBuffers(t *workloadThread) *opBuffers {
+	b := &opBuffers{filter: newIDFilter()}
+	b.filterArg = bson.Raw(b.filter)
+	if w.used[opUpdate] {
+		b.update, b.updateAt = newPadUpdate(w.padLen, &t.pad)
+		b.updateArg = bson.Raw(b.update)
+	}
+	if w.used[opInsert] {
+		b.insert = appendPadDoc(make([]byte, 0, w.spec.DocBytes), 0, w.padLen, &t.pad)
+		b.insertArg = bson.Raw(b.insert)
+	}
+	return b
+}
+
+// work runs operations until the run's operations are all claimed, its
+// duration has passed or ctx is done, then hands its last second to the
+// series collector.
+func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
+	defer func() { w.series.flush(t, math.MaxInt) }()
+	buf := w.newOpBuffers(t)
+	stop := ctx.Done()
+	var claimed int64
+	for {
+		if w.spec.Ops > 0 {
+			if claimed == 0 {
+				if claimed = w.claimOps(); claimed == 0 {
+					return
+				}
+			}
+			claimed--
+		}
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		op := w.pickOp(t.rng)
+		began, err := w.do(ctx, t, buf, op)
+		ended := time.Now()
+		if err != nil && ctx.Err() != nil {
+			return // cut short by the stop: neither a success nor a failure
+		}
+		elapsed := ended.Sub(w.start)
+		if sec := int(elapsed / time.Second); sec != t.sec {
+			w.series.flush(t, sec)
+		}
+		t.record(op, ended.Sub(began), err)
+		if err != nil {
+			w.first.record(err)
+		}
+		if w.spec.Duration > 0 && elapsed >= w.spec.Duration {
+			return
+		}
+	}
+}
+
+// record counts one finished operation: the measurement path, kept free of
+// locks and allocations.
+func (t *workloadThread) record(op opKind, took time.Duration, err error) {
+	if err != nil {
+		t.errs[op]++
+		t.secErrs[op]++
+		t.failed.Add(1)
+	} else {
+		recordLatency(t.hists[op], took)
+		recordLatency(t.secHists[op], took)
+		t.secCounts[op]++
+	}
+	t.done.Add(1)
+}
+
+// pickOp draws the next operation from the mix.
+func (w *workloadRun) pickOp(r *rand.PCG) opKind {
+	u := unitFloat(r.Uint64())
+	switch {
+	case u < w.readBelow:
+		return opRead
+	case u < w.updateBelow:
+		return opUpdate
+	default:
+		return opInsert
+	}
+}
+
+// do prepares and issues one operation, returning when it started (after
+// the preparation) and how it ended.
+func (w *workloadRun) do(ctx context.Context, t *workloadThread, b *opBuffers, op opKind) (time.Time, error) {
+	switch op {
+	case opRead:
+		id := w.keys.pick(t.rng)
+		setFilterID(b.filter, id)
+		began := time.Now()
+		err := w.coll.FindOne(ctx, b.filterArg).Err()
+		if err != nil {
+			if errors.Is(err, mongo.ErrNoDocuments) {
+				err = errNoSuchDocument
+			}
+			return began, fmt.Errorf("read _id %d: %w", id, err)
+		}
+		return began, nil
+	case opUpdate:
+		id := w.keys.pick(t.rng)
+		setFilterID(b.filter, id)
+		t.pad.fill(b.update[b.updateAt : b.updateAt+w.padLen])
+		began := time.Now()
+		res, err := w.coll.UpdateOne(ctx, b.filterArg, b.updateArg)
+		if err == nil && res.MatchedCount == 0 {
+			err = errNoSuchDocument
+		}
+		if err != nil {
+			return began, fmt.Errorf("update _id %d: %w", id, err)
+		}
+		return began, nil
+	default:
+		id := w.nextInsert.Add(1) - 1
+		setFilterID(b.insert, id) // _id sits where it sits in a filter
+		t.pad.fill(b.insert[padDocOverhead-1 : padDocOverhead-1+w.padLen])
+		began := time.Now()
+		if _, err := w.coll.InsertOne(ctx, b.insertArg); err != nil {
+			return began, fmt.Errorf("insert _id %d: %w", id, err)
+		}
+		return began, nil
+	}
+}
