@@ -159,8 +159,8 @@ func verdict(p *Provenance, d *ServerDeltas) (string, string) {
 // RepetitionStats summarises repeated steps (same name and labels but the
 // round): min, median and max of a value.
 type RepetitionStats struct {
-	N                 int
-	Min, Median, Max  float64
+	N                int
+	Min, Median, Max float64
 }
 
 // Summarise returns min/median/max of vals.

@@ -227,3 +227,19 @@ func (r *Run) noteLoaded(ns string) {
 	r.loadedNS = ns
 	r.mu.Unlock()
 }
+
+// SetParams records the playbook's final parameters (known once the
+// playbook has declared them).
+func (r *Run) SetParams(ctx context.Context, params map[string]any) error {
+	r.mu.Lock()
+	r.info.Params = params
+	r.mu.Unlock()
+	return r.cfg.Store.SetRunParams(ctx, r.ID, params)
+}
+
+// Params returns the parameters recorded with the run.
+func (r *Run) Params() map[string]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.info.Params
+}

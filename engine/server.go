@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -343,4 +344,25 @@ func (s *Server) restartCount() int {
 // Workload runs a workload against the server (see engine.RunWorkload).
 func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
 	return RunWorkload(ctx, s.Client(), spec, progress)
+}
+
+// CollectionStats returns the document count and average document size of
+// ns ("db.coll") from collStats.
+func (s *Server) CollectionStats(ctx context.Context, ns string) (count int64, avgObjSize float64, err error) {
+	db, coll, ok := strings.Cut(ns, ".")
+	if !ok || db == "" || coll == "" {
+		return 0, 0, fmt.Errorf("namespace %q: want \"db.collection\"", ns)
+	}
+	cs, err := s.CommandDB(ctx, db, bson.D{{Key: "collStats", Value: coll}})
+	if err != nil {
+		return 0, 0, fmt.Errorf("collStats %s: %w", ns, err)
+	}
+	count = lookupInt(cs, "count")
+	if v, err := cs.LookupErr("avgObjSize"); err == nil {
+		avgObjSize, _ = v.AsFloat64OK()
+		if avgObjSize == 0 {
+			avgObjSize = float64(lookupInt(cs, "avgObjSize"))
+		}
+	}
+	return count, avgObjSize, nil
 }
