@@ -12,6 +12,24 @@ import (
 	"wtd/hostctl"
 )
 
+// newBenchRun is newTestRun for benchmarks, with the sampler off.
+func newBenchRun(b *testing.B) (*Run, *store.Store, *bytes.Buffer) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "wtd.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close(context.Background()) })
+	log := &bytes.Buffer{}
+	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: startTestServerBinary(b),
+		Dir: b.TempDir(), Log: log}, RunInfo{PlaybookPath: "bench.lua"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Finish(context.Background(), StatusOK, "") })
+	return r, st, log
+}
+
 // newTestRun opens a store in a temp dir and starts a run on the built-in
 // target.
 func newTestRun(t *testing.T, interval time.Duration) (*Run, *store.Store, *bytes.Buffer) {

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSamplerCPU measures the CPU wtd spends on one sample (host
+// metrics, a full serverStatus, flattening, and the SQLite write), and so
+// its cost at 1 Hz as a share of one core:
+//
+//	go test ./engine -run '^$' -bench SamplerCPU -benchtime 200x
+func BenchmarkSamplerCPU(b *testing.B) {
+	ctx := context.Background()
+	r, st, _ := newBenchRun(b)
+	if _, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25}); err != nil {
+		b.Fatal(err)
+	}
+	r.sampler.sampleOnce()
+	st.Flush(ctx)
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		r.sampler.sampleOnce()
+	}
+	st.Flush(ctx)
+	cpu := cpuTime() - cpu0
+	b.StopTimer()
+	per := cpu / time.Duration(b.N)
+	b.ReportMetric(float64(per.Microseconds())/1000, "cpu_ms/sample")
+	b.ReportMetric(100*per.Seconds(), "%core_at_1Hz")
+}
+
+// BenchmarkWorkloadWithSampler compares a read workload's ops/s with the
+// sampler off and at 1 Hz against the same server, in one run.
+func BenchmarkWorkloadWithSampler(b *testing.B) {
+	ctx := context.Background()
+	r, _, _ := newBenchRun(b)
+	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: 20000, DocBytes: 1000}, nil); err != nil {
+		b.Fatal(err)
+	}
+	spec := WorkloadSpec{NS: "bench.c", Duration: 3 * time.Second, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 20000}
+	var off, on float64
+	for i := 0; i < b.N; i++ {
+		res, err := s.Workload(ctx, spec, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		off += res.Total.OpsPerSec
+		r.sampler.interval = time.Second
+		r.sampler.stopCh, r.sampler.done = make(chan struct{}), make(chan struct{})
+		r.sampler.start()
+		res, err = s.Workload(ctx, spec, nil)
+		r.sampler.stop()
+		r.sampler.interval = 0
+		if err != nil {
+			b.Fatal(err)
+		}
+		on += res.Total.OpsPerSec
+	}
+	b.ReportMetric(off/float64(b.N), "ops/s_no_sampler")
+	b.ReportMetric(on/float64(b.N), "ops/s_sampler_1Hz")
+	b.ReportMetric(on/off, "ratio")
+}
