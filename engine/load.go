@@ -256,11 +256,11 @@ func (l *loadRun) insertBatches(ctx context.Context, t *loadThread, seed uint64)
 		if ctx.Err() != nil {
 			return // stopped: the batch is neither done nor an error
 		}
+		l.first.record(fmt.Errorf("insert _id %d..%d: %w", l.spec.StartID+first, l.spec.StartID+first+n-1, err))
 		done := acknowledgedPrefix(err)
 		t.docs.Add(done)
 		t.badDocs.Add(n - done)
 		t.badBatches.Add(1)
-		l.first.record(fmt.Errorf("insert _id %d..%d: %w", l.spec.StartID+first, l.spec.StartID+first+n-1, err))
 	}
 }
 

@@ -150,7 +150,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		{"negative batch", func(s *LoadSpec) { s.Batch = -1 }, "batch -1 out of range [1, 100000]"},
 		{"many threads", func(s *LoadSpec) { s.Threads = 257 }, "threads 257 out of range [1, 256]"},
 		{"negative start", func(s *LoadSpec) { s.StartID = -1 }, "start_id -1 out of range"},
-		{"too much memory", func(s *LoadSpec) { s.Docs, s.DocBytes, s.Batch, s.Threads = 1e6, 1 << 20, 1000, 2 },
+		{"too much memory", func(s *LoadSpec) { s.Docs, s.DocBytes, s.Batch, s.Threads = 1e6, 1<<20, 1000, 2 },
 			"threads 2 x batch 1000 x doc_bytes 1048576 = 2000 MB of documents in memory, more than 1024 MB"},
 	}
 	for _, tt := range tests {

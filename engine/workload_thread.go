@@ -109,10 +109,10 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		if sec := int(elapsed / time.Second); sec != t.sec {
 			w.series.flush(t, sec)
 		}
-		t.record(op, ended.Sub(began), err)
 		if err != nil {
-			w.first.record(err)
+			w.first.record(err) // before counting it, so the watcher never sees a failure without its error
 		}
+		t.record(op, ended.Sub(began), err)
 		if w.spec.Duration > 0 && elapsed >= w.spec.Duration {
 			return
 		}

@@ -16,7 +16,7 @@ import (
 // increasing ids (ids come from the metric_names dictionary and are > 0).
 // Each sample is stored as one frame:
 //
-//	frame    = flags:byte body          (body raw DEFLATE when flags&flagDeflate)
+//	frame    = flags:byte body          (body raw DEFLATE when flags&flagDeflate: BestSpeed, kept only when smaller)
 //	keyframe = n:uvarint entry*n        (entry ids relative to the previous entry, from 0)
 //	  entry  = uvarint((idGap-1)<<1 | kind) value
 //	delta    = removed changed added    (against the previous frame of the same source)
@@ -113,12 +113,10 @@ func (e *frameEncoder) encode(ids []int64, vals []float64) (frame []byte, keyfra
 	e.frames++
 	b := append(e.body[:0], 0)
 	if keyframe {
+		b[0] = flagKeyframe
 		b = appendEntries(b, ids, vals)
 	} else {
-		b = e.appendDelta(b, ids, vals)
-	}
-	if keyframe {
-		b[0] = flagKeyframe
+		b = e.appendDelta(b, ids, vals) // before ids become the previous sample
 	}
 	e.body = b
 	e.ids = append(e.ids[:0], ids...)

@@ -370,3 +370,27 @@ func TestPasswordsNeverReachTheFile(t *testing.T) {
 		}
 	}
 }
+
+func TestSetRunParams(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, "", Options{})
+	id, err := s.CreateRun(ctx, exampleRunInfo(time.Unix(1700000000, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]any{"sizes": []any{1.0, 2.0}, "uri": "mongodb://u:pw@h"}
+	if err := s.SetRunParams(ctx, id, params); err != nil {
+		t.Fatal(err)
+	}
+	run, err := s.GetRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"sizes": []any{1.0, 2.0}, "uri": "mongodb://u:xxxxx@h"}
+	if diff := cmp.Diff(want, run.Params); diff != "" {
+		t.Errorf("params (-want +got):\n%s", diff)
+	}
+	if err := s.SetRunParams(ctx, 4242, params); !errors.Is(err, ErrNotFound) {
+		t.Errorf("SetRunParams of an unknown run: %v, want ErrNotFound", err)
+	}
+}

@@ -246,3 +246,23 @@ func TestAsyncErrorsSurfaceAndSpareNeighbours(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenOddPaths(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"with space/wtd.db", "q#x?y/w%20d.db", "ünï/wtd.db"} {
+		path := filepath.Join(t.TempDir(), name)
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatalf("open %q: %v", name, err)
+		}
+		if _, err := s.CreateRun(ctx, RunInfo{PlaybookPath: "p.lua"}); err != nil {
+			t.Fatalf("%q: %v", name, err)
+		}
+		if err := s.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%q: the database is not where asked: %v", name, err)
+		}
+	}
+}

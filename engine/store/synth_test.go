@@ -16,6 +16,7 @@ type serverStatusLike struct {
 	vals       []float64
 	kinds      []byte // 'c' counter, 'g' gauge, 'f' fraction
 	changeFrac float64
+	m          map[string]float64
 }
 
 var sections = []string{
@@ -49,7 +50,8 @@ func newServerStatusLike(seed uint64, nkeys int, changeFrac float64) *serverStat
 	return g
 }
 
-// next advances the stream and returns a new map.
+// next advances the stream and returns its map, which is reused by the next
+// call (AddSample copies it).
 func (g *serverStatusLike) next() map[string]float64 {
 	for i := range g.vals {
 		if g.rng.Float64() >= g.changeFrac {
@@ -64,9 +66,11 @@ func (g *serverStatusLike) next() map[string]float64 {
 			g.vals[i] = g.rng.Float64() * 100
 		}
 	}
-	m := make(map[string]float64, len(g.names))
-	for i, n := range g.names {
-		m[n] = g.vals[i]
+	if g.m == nil {
+		g.m = make(map[string]float64, len(g.names))
 	}
-	return m
+	for i, n := range g.names {
+		g.m[n] = g.vals[i]
+	}
+	return g.m
 }

@@ -75,44 +75,48 @@ func newWriter(conn *sql.Conn, keyframeEvery int) *writer {
 
 // commit applies a batch in one transaction and returns each write's error.
 // When one write fails, the batch is rolled back and replayed one write per
-// transaction, so a bad write cannot take its neighbours with it.
+// transaction, so a bad write cannot take its neighbours with it. When the
+// transaction itself fails (begin or commit), every write gets that error.
 func (w *writer) commit(ctx context.Context, batch []queued) []error {
 	errs := make([]error, len(batch))
-	err := w.inTx(ctx, batch)
+	failed, err := w.inTx(ctx, batch)
 	if err == nil {
 		return errs
 	}
-	if len(batch) == 1 {
-		errs[0] = err
+	if failed < 0 || len(batch) == 1 {
+		for i := range errs {
+			errs[i] = err
+		}
 		return errs
 	}
 	for i := range batch {
-		errs[i] = w.inTx(ctx, batch[i:i+1])
+		_, errs[i] = w.inTx(ctx, batch[i:i+1])
 	}
 	return errs
 }
 
-// inTx applies writes in one transaction.
-func (w *writer) inTx(ctx context.Context, batch []queued) error {
+// inTx applies writes in one transaction. On error it returns the index of
+// the write that failed, or -1 when the transaction did.
+func (w *writer) inTx(ctx context.Context, batch []queued) (int, error) {
 	name := "commit writes"
 	if len(batch) == 1 {
 		name = batch[0].op.describe()
 	}
 	tx, err := w.conn.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s: begin transaction: %w", name, err)
+		return -1, fmt.Errorf("%s: begin transaction: %w", name, err)
 	}
 	w.tx = tx
 	w.newMetrics, w.newSources, w.touched, w.finished = w.newMetrics[:0], w.newSources[:0], w.touched[:0], w.finished[:0]
-	for _, q := range batch {
+	for i, q := range batch {
 		if err := q.op.apply(ctx, w); err != nil {
 			w.rollback()
-			return fmt.Errorf("%s: %w", q.op.describe(), err)
+			return i, fmt.Errorf("%s: %w", q.op.describe(), err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		w.rollback()
-		return fmt.Errorf("%s: commit transaction: %w", name, err)
+		return -1, fmt.Errorf("%s: commit transaction: %w", name, err)
 	}
 	w.tx = nil
 	for _, runID := range w.finished {
@@ -122,7 +126,7 @@ func (w *writer) inTx(ctx context.Context, batch []queued) error {
 			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // rollback abandons the transaction and forgets what it taught the writer:

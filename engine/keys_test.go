@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+)
+
+func TestKeyPickerInRange(t *testing.T) {
+	for _, dist := range []string{"", DistUniform, DistZipfian} {
+		for _, n := range []int64{1, 2, 3, 10, 1000, 1 << 33} {
+			p, err := newKeyPicker(dist, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rand.NewPCG(1, 2)
+			for range 20000 {
+				if k := p.pick(r); k < 0 || k >= n {
+					t.Fatalf("%s over %d: picked %d", dist, n, k)
+				}
+			}
+		}
+	}
+}
+
+func TestKeyPickerErrors(t *testing.T) {
+	if _, err := newKeyPicker("latest", 10); err == nil {
+		t.Error("distribution latest accepted")
+	}
+	if _, err := newKeyPicker(DistUniform, 0); err == nil {
+		t.Error("0 keys accepted")
+	}
+}
+
+// topShare returns the share of picks that went to the most picked 1% of
+// keys.
+func topShare(p *keyPicker, n int64, picks int) float64 {
+	counts := make([]int, n)
+	r := rand.NewPCG(7, 8)
+	for range picks {
+		counts[p.pick(r)]++
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(counts)))
+	top := 0
+	for _, c := range counts[:n/100] {
+		top += c
+	}
+	return float64(top) / float64(picks)
+}
+
+func TestZipfianIsSkewed(t *testing.T) {
+	const n, picks = 10000, 200000
+	zipf, _ := newKeyPicker(DistZipfian, n)
+	uni, _ := newKeyPicker(DistUniform, n)
+	// With theta 0.99 the top 1% (100 of 10,000 keys) draw about
+	// H(100)/H(10000) of the picks, ~0.5; uniform picks give them ~0.01.
+	if s := topShare(zipf, n, picks); s < 0.4 || s > 0.6 {
+		t.Errorf("zipfian: top 1%% of keys got %.3f of the picks, want about 0.5", s)
+	}
+	if s := topShare(uni, n, picks); s > 0.03 {
+		t.Errorf("uniform: top 1%% of keys got %.3f of the picks, want about 0.01", s)
+	}
+	// The hottest key is rank 0, which scrambles to key 0; rank 1 must not
+	// be its neighbour.
+	if k := zipf.zipf.scramble(1); k == 1 {
+		t.Errorf("rank 1 scrambles to key %d", k)
+	}
+}
+
+func TestScrambleIsBijection(t *testing.T) {
+	for _, n := range []uint64{1, 2, 3, 4, 10, 12, 97, 1000, 4096} {
+		z := newZipfian(n, zipfianTheta)
+		seen := make([]bool, n)
+		for r := range n {
+			k := z.scramble(r)
+			if k >= n || seen[k] {
+				t.Fatalf("n %d: rank %d -> key %d (repeated or out of range)", n, r, k)
+			}
+			seen[k] = true
+		}
+	}
+	big := newZipfian(1<<40+3, zipfianTheta) // the 128-bit path
+	if a, b := big.scramble(1<<40+2), big.scramble(1<<40+1); a >= 1<<40+3 || a == b {
+		t.Errorf("scramble over 2^40+3 keys: %d, %d", a, b)
+	}
+}
+
+func TestZetaTail(t *testing.T) {
+	const n = 3 << 20
+	var exact float64
+	for i := n; i >= 1; i-- {
+		exact += math.Pow(float64(i), -zipfianTheta)
+	}
+	if got := zeta(n, zipfianTheta); math.Abs(got-exact)/exact > 1e-10 {
+		t.Errorf("zeta(%d) = %.12f, exact %.12f", n, got, exact)
+	}
+}

@@ -1,0 +1,101 @@
+package engine
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSeriesCollector drives two threads by hand: a second is final only
+// once both have moved past it, quiet seconds appear with zero counts, and
+// counts and p99s are summed and merged over the threads.
+func TestSeriesCollector(t *testing.T) {
+	used := [numOps]bool{true, false, true}
+	c := newSeriesCollector(2, used)
+	a := newWorkloadThread(0, 1, used)
+	b := newWorkloadThread(1, 1, used)
+	ops := func(th *workloadThread, op opKind, n int, took time.Duration) {
+		for range n {
+			th.record(op, took, nil)
+		}
+	}
+	ops(a, opRead, 3, 100*time.Microsecond)
+	ops(b, opRead, 1, 5*time.Millisecond)
+	b.record(opInsert, 0, errNoSuchDocument)
+	c.flush(a, 1) // a moves on to second 1; b is still in second 0
+	if len(c.points) != 0 {
+		t.Fatalf("second 0 final while thread b is in it: %+v", c.points)
+	}
+	ops(a, opInsert, 2, 200*time.Microsecond)
+	c.flush(a, 3)           // a: second 1 done, nothing in second 2
+	c.flush(b, 3)           // b: second 0 done, nothing in 1 or 2
+	ops(a, opRead, 1, 1000) // second 3
+	c.flush(a, math.MaxInt)
+	c.flush(b, math.MaxInt)
+	want := []SecondPoint{
+		{Second: 0, Counts: map[string]int64{OpRead: 4, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 5023, OpInsert: 0},
+			Errors: map[string]int64{OpInsert: 1}},
+		{Second: 1, Counts: map[string]int64{OpRead: 0, OpInsert: 2}, P99Micros: map[string]float64{OpRead: 0, OpInsert: 200}},
+		{Second: 2, Counts: map[string]int64{OpRead: 0, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 0, OpInsert: 0}},
+		{Second: 3, Counts: map[string]int64{OpRead: 1, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 1, OpInsert: 0}},
+	}
+	// 2 significant digits: 5000 µs reads back as the top of its bucket, 5023.
+	if diff := cmp.Diff(want, c.points); diff != "" {
+		t.Errorf("series (-want +got):\n%s", diff)
+	}
+	if a.errs != [numOps]int64{} || b.errs[opInsert] != 1 || a.hists[opRead].TotalCount() != 4 {
+		t.Errorf("run-long counters: a %v b %v, a's reads %d", a.errs, b.errs, a.hists[opRead].TotalCount())
+	}
+}
+
+func TestFailWatch(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	tests := []struct {
+		name  string
+		steps []struct {
+			ms       int
+			ok, errs int64
+		}
+		want bool // after the last step
+	}{
+		{"failing from the start", steps(0, 0, 0, 500, 0, 10, 1000, 0, 20), true},
+		{"not yet a second", steps(0, 0, 0, 999, 0, 20), false},
+		{"a success resets", steps(500, 0, 10, 900, 1, 15, 1800, 1, 30), false},
+		{"failing after a success", steps(500, 1, 10, 1600, 1, 30), true},
+		{"a stall is not failing", steps(2000, 0, 0, 5000, 0, 0), false},
+		{"successes only", steps(0, 5, 0, 3000, 5, 0), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newFailWatch(t0)
+			var got bool
+			for _, s := range tt.steps {
+				got = w.allFailing(at(s.ms), s.ok, s.errs)
+			}
+			if got != tt.want {
+				t.Errorf("allFailing = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// steps turns (ms, ok, errs) triples into failWatch observations.
+func steps(v ...int) []struct {
+	ms       int
+	ok, errs int64
+} {
+	var out []struct {
+		ms       int
+		ok, errs int64
+	}
+	for i := 0; i+2 < len(v); i += 3 {
+		out = append(out, struct {
+			ms       int
+			ok, errs int64
+		}{v[i], int64(v[i+1]), int64(v[i+2])})
+	}
+	return out
+}
