@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/spf13/cobra"
+
+	"wtd/engine/store"
+)
+
+func newRunsCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List recorded runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit < 1 {
+				return usageErr("--limit %d: must be at least 1", limit)
+			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close(context.WithoutCancel(cmd.Context()))
+			runs, err := st.ListRuns(cmd.Context(), limit)
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			t := table.NewWriter()
+			t.SetOutputMirror(env.Stdout)
+			t.SetStyle(table.StyleLight)
+			t.AppendHeader(table.Row{"id", "playbook", "start", "duration", "status", "reason"})
+			for _, r := range runs {
+				t.AppendRow(table.Row{r.ID, r.PlaybookPath, r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(r.Reason, 60)})
+			}
+			t.Render()
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 20, "how many runs to list")
+	return cmd
+}
+
+func duration(start, end time.Time) string {
+	if end.IsZero() {
+		return "-"
+	}
+	return end.Sub(start).Round(100 * time.Millisecond).String()
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s
+}
+
+func newShowCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show RUN",
+		Short: "Show a run: its steps with settings, provenance and results",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id < 1 {
+				return usageErr("run %q: want a run id (see wtd runs)", args[0])
+			}
+			st, err := openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close(context.WithoutCancel(cmd.Context()))
+			return showRun(cmd.Context(), env.Stdout, st, id)
+		},
+	}
+}
+
+func showRun(ctx context.Context, w io.Writer, st *store.Store, id int64) error {
+	r, err := st.GetRun(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return usageErr("no run %d (see wtd runs)", id)
+	}
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, r.PlaybookPath)
+	if r.Reason != "" {
+		fmt.Fprintf(w, "  reason:    %s\n", r.Reason)
+	}
+	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
+	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
+	fmt.Fprintf(w, "  params:    %s\n", compactJSON(r.Params))
+	fmt.Fprintf(w, "  target:    %s %s\n", r.TargetPath, r.TargetVersion)
+	fmt.Fprintf(w, "  host:      %s\n", compactJSON(r.Host))
+	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
+	if n, err := st.SampleCount(ctx, id); err == nil {
+		srcs, _ := st.SampleSources(ctx, id)
+		fmt.Fprintf(w, "  samples:   %d (%s)\n", n, strings.Join(srcs, ", "))
+	}
+	steps, err := st.Steps(ctx, id)
+	if err != nil {
+		return &exitError{code: exitFailed, err: err}
+	}
+	for _, s := range steps {
+		fmt.Fprintf(w, "\nstep %d  %s  %s  %s\n", s.Seq, s.Name, s.Status, duration(s.StartedAt, s.EndedAt))
+		if len(s.Labels) > 0 {
+			fmt.Fprintf(w, "  labels:     %s\n", compactJSON(s.Labels))
+		}
+		if s.Error != "" {
+			fmt.Fprintf(w, "  error:      %s\n", s.Error)
+		}
+		showSettings(w, s.Settings)
+		showProvenance(w, s.Provenance)
+		showResults(w, s.Results)
+	}
+	return nil
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func decode(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+func showSettings(w io.Writer, raw json.RawMessage) {
+	m := decode(raw)
+	if m == nil {
+		return
+	}
+	fmt.Fprintf(w, "  settings:   cacheSizeGB=%v (max bytes %v) engineConfig=%q syncdelay=%v\n",
+		orDefault(m["cache_size_gb"]), m["cache_max_bytes"], orEmpty(m["engine_config"]), orDefault(m["syncdelay"]))
+	if params, ok := m["parameters"].(map[string]any); ok {
+		keys := make([]string, 0, len(params))
+		for k := range params {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := []string{}
+		for _, k := range keys {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, params[k]))
+		}
+		fmt.Fprintf(w, "  parameters: %s\n", strings.Join(parts, " "))
+	}
+}
+
+func orDefault(v any) any {
+	if v == nil {
+		return "default"
+	}
+	return v
+}
+
+func orEmpty(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func showProvenance(w io.Writer, raw json.RawMessage) {
+	m := decode(raw)
+	if m == nil {
+		return
+	}
+	f := func(k string) float64 { v, _ := m[k].(float64); return v }
+	fmt.Fprintf(w, "  provenance: %v %s: %.0f docs, %.1f MB data, %.1f MB on disk; cache %.0f MB; memory %.1f GB (data/memory %.3f)\n",
+		m["verdict"], orEmpty(m["ns"]), f("documents"), f("dataset_bytes")/1e6, f("storage_bytes")/1e6, f("cache_bytes")/(1<<20), f("memory_bytes")/(1<<30), f("dataset_memory_ratio"))
+	fmt.Fprintf(w, "              cleared: %v; warm-up: %v; Cached %.1f MB -> %.1f MB %s\n", m["cleared"], m["warmup"], f("cached_before")/(1<<20), f("cached_after")/(1<<20), orEmpty(m["drop_reason"]))
+	fmt.Fprintf(w, "              reason: %v\n", m["reason"])
+}
+
+func showResults(w io.Writer, raw json.RawMessage) {
+	m := decode(raw)
+	if m == nil {
+		return
+	}
+	if res, ok := m["result"].(map[string]any); ok {
+		if ops, ok := res["ops"].(map[string]any); ok {
+			names := make([]string, 0, len(ops))
+			for k := range ops {
+				names = append(names, k)
+			}
+			sort.Strings(names)
+			for _, op := range names {
+				o, _ := ops[op].(map[string]any)
+				fmt.Fprintf(w, "  %-10s  count %v errors %v  %.0f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms\n", op+":",
+					o["count"], o["errors"], num(o["ops_per_sec"]), num(o["p50_micros"])/1000, num(o["p95_micros"])/1000, num(o["p99_micros"])/1000, num(o["max_micros"])/1000)
+			}
+		} else if _, ok := res["docs_per_sec"]; ok {
+			fmt.Fprintf(w, "  load:       %v docs, %.0f docs/s, %.1f MB/s\n", res["docs"], num(res["docs_per_sec"]), num(res["mb_per_sec"]))
+		} else {
+			fmt.Fprintf(w, "  result:     %s\n", compactJSON(res))
+		}
+	} else if r, ok := m["result"]; ok {
+		fmt.Fprintf(w, "  result:     %s\n", compactJSON(r))
+	}
+	if sv, ok := m["server"].(map[string]any); ok {
+		fmt.Fprintf(w, "  server:     pages read %.0f, bytes read %.1f MB, evicted unmodified %.0f / modified %.0f, by app threads %.0f",
+			num(sv["pages_read"]), num(sv["bytes_read"])/1e6, num(sv["evicted_unmodified"]), num(sv["evicted_modified"]), num(sv["app_thread_evicted"]))
+		if v, ok := sv["app_thread_evict_micros"]; ok {
+			fmt.Fprintf(w, " (%.1f ms)", num(v)/1000)
+		}
+		fmt.Fprintf(w, "; cache peak %.1f MB, dirty peak %.1f MB\n", num(sv["cache_used_peak"])/1e6, num(sv["dirty_peak"])/1e6)
+		if per, ok := sv["per_op"].(map[string]any); ok && len(per) > 0 {
+			fmt.Fprintf(w, "  per op:     %s\n", compactJSON(per))
+		}
+	}
+}
+
+func num(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}

@@ -1,0 +1,188 @@
+// Package luabind runs wtd's Lua playbooks: it owns the sandboxed Lua state
+// and the global modules a playbook sees (params, mongod, host, step,
+// report, log, sleep). Each binding checks its arguments, makes one engine
+// or hostctl call with the run's context and converts the result; every
+// capability lives in engine first.
+package luabind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"wtd/engine"
+	"wtd/hostctl"
+)
+
+// Env is what a playbook runs with.
+type Env struct {
+	Run *engine.Run
+	// Overrides are the -p name=value of the command line, raw strings.
+	Overrides map[string]string
+	// Out receives report tables, print(), io.write() and log() lines; nil
+	// discards them.
+	Out io.Writer
+	// Progress, if not nil, is called from load and workload progress
+	// (from the engine's goroutines) with a label such as "load bench.c".
+	Progress func(label string, done, total int64)
+	// Host is what host.meminfo and host.facts read; it should be the
+	// run's engine.Config.Host. Nil means hostctl.NewHost().
+	Host *hostctl.Host
+}
+
+// binding is the state a playbook's Lua functions share. It belongs to the
+// goroutine that called RunPlaybook, like the LState.
+type binding struct {
+	ctx  context.Context
+	env  Env
+	out  io.Writer
+	host *hostctl.Host
+	path string
+
+	params    map[string]any
+	paramsSet bool
+	// raised are the Go errors behind the Lua errors raised so far, so
+	// that RunPlaybook's error wraps them (errors.As finds a ParamError).
+	raised []raisedError
+	// lastNS and docBytes remember the loads of the playbook: the default
+	// namespace of m:workload and the size of the documents of each.
+	lastNS   string
+	docBytes map[string]int
+}
+
+type raisedError struct {
+	msg string
+	err error
+}
+
+// RunPlaybook runs the playbook text src; path is its chunk name, so errors
+// read "path:line: message". It returns the final parameters (also recorded
+// with engine.Run.SetParams as soon as params{} is called; nil when the
+// playbook declares none).
+//
+// A failed playbook returns a *ScriptError whose text starts with
+// "path:line:" and which wraps the Go errors behind it: errors.As finds a
+// *ParamError for a bad -p (the CLI exits 2), errors.Is finds
+// engine.ErrAttached and the like. When ctx is cancelled the script stops
+// at its next instruction (or its current sleep, load or workload) and the
+// *ScriptError wraps both ctx.Err() and context.Cause(ctx), so
+// errors.Is(err, context.Canceled) holds and the cause is reported in the
+// text.
+func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any, error) {
+	if env.Run == nil {
+		return nil, errors.New("run playbook: no run")
+	}
+	b := &binding{ctx: ctx, env: env, out: env.Out, host: env.Host, path: path, docBytes: map[string]int{}}
+	if b.out == nil {
+		b.out = io.Discard
+	}
+	if b.host == nil {
+		b.host = hostctl.NewHost()
+	}
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	b.openSandbox(L)
+	b.openParams(L)
+	b.openMongod(L)
+	b.openHost(L)
+	b.openStep(L)
+	b.openReport(L)
+	b.openLog(L)
+
+	fn, err := L.Load(strings.NewReader(src), path)
+	if err != nil {
+		return nil, syntaxError(path, src, err)
+	}
+	L.SetContext(ctx)
+	L.Push(fn)
+	if err := L.PCall(0, 0, nil); err != nil {
+		return b.params, b.scriptError(err)
+	}
+	if !b.paramsSet && len(env.Overrides) > 0 {
+		return nil, b.unknownParam(nil)
+	}
+	return b.params, nil
+}
+
+// ScriptError is a playbook that failed. Msg reads "path:line: message";
+// the errors it wraps are the Go errors behind the message, if any.
+type ScriptError struct {
+	Msg       string
+	Traceback string
+	errs      []error
+}
+
+func (e *ScriptError) Error() string { return e.Msg }
+
+// Unwrap returns the Go errors behind the failure.
+func (e *ScriptError) Unwrap() []error { return e.errs }
+
+// scriptError turns a failed PCall into a *ScriptError.
+func (b *binding) scriptError(err error) error {
+	se := &ScriptError{Msg: err.Error()}
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		se.Msg, se.Traceback = ae.Object.String(), ae.StackTrace
+	}
+	for i := len(b.raised) - 1; i >= 0; i-- {
+		if strings.HasSuffix(se.Msg, b.raised[i].msg) {
+			se.errs = append(se.errs, b.raised[i].err)
+			break
+		}
+	}
+	if b.ctx.Err() != nil {
+		cause := context.Cause(b.ctx)
+		se.errs = append(se.errs, b.ctx.Err())
+		if cause != b.ctx.Err() {
+			se.errs = append(se.errs, cause)
+		}
+		if !strings.Contains(se.Msg, cause.Error()) {
+			se.Msg += " (" + cause.Error() + ")"
+		}
+	}
+	return se
+}
+
+// syntaxError words a parse or compile error as "path:line: message".
+func syntaxError(path, src string, err error) error {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.Cause != nil {
+		err = ae.Cause
+	}
+	var pe *parse.Error
+	var ce *lua.CompileError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &pe) && pe.Pos.Line == parse.EOF:
+		msg = fmt.Sprintf("%s:%d: syntax error at the end of the file: %s", path, strings.Count(src, "\n")+1, pe.Message)
+	case errors.As(err, &pe):
+		msg = fmt.Sprintf("%s:%d: syntax error near '%s': %s", path, pe.Pos.Line, pe.Token, pe.Message)
+	case errors.As(err, &ce):
+		msg = fmt.Sprintf("%s:%d: %s", path, ce.Line, ce.Message)
+	}
+	return &ScriptError{Msg: strings.TrimSpace(msg), errs: []error{err}}
+}
+
+// raise raises the Lua error "path:line: what: err" at the calling playbook
+// line, remembering err for RunPlaybook's error. It does not return.
+func (b *binding) raise(L *lua.LState, what string, err error) {
+	msg := what + ": " + err.Error()
+	b.raised = append(b.raised, raisedError{msg: msg, err: err})
+	L.RaiseError("%s", msg)
+}
+
+// raisef raises a Lua error "path:line: message" for a problem found in
+// the arguments. It does not return.
+func raisef(L *lua.LState, format string, args ...any) {
+	L.RaiseError("%s", fmt.Sprintf(format, args...))
+}
+
+// setFuncs returns a new table of fns.
+func setFuncs(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
+	return L.SetFuncs(L.NewTable(), fns)
+}

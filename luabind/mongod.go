@@ -1,0 +1,493 @@
+package luabind
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine"
+)
+
+// serverType is the metatable name of server handles.
+const serverType = "wtd.server"
+
+// serverFields are the fields a handle serves besides its methods.
+var serverFields = []string{"name", "pid", "started", "uri"}
+
+func (b *binding) openMongod(L *lua.LState) {
+	methods := setFuncs(L, map[string]lua.LGFunction{
+		"restart":          b.serverRestart,
+		"stop":             b.serverStop,
+		"set_parameter":    b.serverSetParameter,
+		"get_parameter":    b.serverGetParameter,
+		"reconfigure":      b.serverReconfigure,
+		"server_status":    b.serverStatus,
+		"command":          b.serverCommand,
+		"collection_stats": b.serverCollectionStats,
+		"load":             b.serverLoad,
+		"workload":         b.serverWorkload,
+	})
+	mt := L.NewTypeMetatable(serverType)
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		s := checkServer(L, 1)
+		key := L.CheckString(2)
+		switch key {
+		case "name":
+			L.Push(lua.LString(s.Name))
+		case "uri":
+			L.Push(lua.LString(s.URI()))
+		case "pid":
+			L.Push(lua.LNumber(s.PID()))
+		case "started":
+			L.Push(lua.LBool(s.Started()))
+		default:
+			m := methods.RawGetString(key)
+			if m == lua.LNil {
+				var names []string
+				methods.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
+				sort.Strings(names)
+				raisef(L, "server %s has no field %q (fields: %s; methods: %s)", s.Name, key,
+					strings.Join(serverFields, ", "), strings.Join(names, ", "))
+			}
+			L.Push(m)
+		}
+		return 1
+	}))
+	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
+		raisef(L, "server %s: a server handle is read-only", checkServer(L, 1).Name)
+		return 0
+	}))
+	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		s := checkServer(L, 1)
+		L.Push(lua.LString("server " + s.Name + " " + s.URI()))
+		return 1
+	}))
+	L.SetGlobal("mongod", setFuncs(L, map[string]lua.LGFunction{
+		"start":   b.mongodStart,
+		"connect": b.mongodConnect,
+	}))
+}
+
+// checkServer returns the server handle at argument n.
+func checkServer(L *lua.LState, n int) *engine.Server {
+	ud, ok := L.Get(n).(*lua.LUserData)
+	if ok {
+		if s, ok := ud.Value.(*engine.Server); ok {
+			return s
+		}
+	}
+	L.ArgError(n, "server handle expected (from mongod.start or mongod.connect; call methods with m:method)")
+	return nil
+}
+
+func pushServer(L *lua.LState, s *engine.Server) {
+	ud := L.NewUserData()
+	ud.Value = s
+	L.SetMetatable(ud, L.GetTypeMetatable(serverType))
+	L.Push(ud)
+}
+
+// mongod.start{ cacheSizeGB=, engineConfig=, syncdelay=, setParameter={name=value,...},
+// port=, dbpath=, args={...} } -> server
+//
+// Starts a fresh server on 127.0.0.1 (port 0 or absent: a free port; no
+// dbpath: a new one in the run's directory).
+func (b *binding) mongodStart(L *lua.LState) int {
+	o := checkOptions(L, 1, "mongod.start", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "port", "dbpath", "args")
+	var so engine.ServerOptions
+	so.CacheSizeGB, _ = o.number("cacheSizeGB")
+	so.EngineConfig, _ = o.str("engineConfig")
+	so.SyncDelay, _ = o.number("syncdelay")
+	so.SetParameters, _ = setParameters(o)
+	port, _ := o.integer("port")
+	if port < 0 || port > 65535 {
+		raisef(L, "mongod.start: port %d out of range [0, 65535]", port)
+	}
+	so.Port = int(port)
+	so.DBPath, _ = o.str("dbpath")
+	so.ExtraArgs, _ = o.strings("args")
+	s, err := b.env.Run.StartServer(b.ctx, so)
+	if err != nil {
+		b.raise(L, "mongod.start", err)
+	}
+	pushServer(L, s)
+	return 1
+}
+
+// setParameters reads setParameter = { name = number | boolean | string }.
+func setParameters(o options) (map[string]string, bool) {
+	t, ok := o.table("setParameter")
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	t.ForEach(func(k, v lua.LValue) {
+		name, isString := k.(lua.LString)
+		if !isString {
+			raisef(o.L, "%s: setParameter keys must be parameter names, got %s", o.fname, describe(k))
+		}
+		switch x := v.(type) {
+		case lua.LNumber:
+			out[string(name)] = formatNumber(float64(x))
+		case lua.LBool:
+			out[string(name)] = strconv.FormatBool(bool(x))
+		case lua.LString:
+			out[string(name)] = string(x)
+		default:
+			raisef(o.L, "%s: setParameter.%s must be a number, boolean or string, got %s", o.fname, name, describe(v))
+		}
+	})
+	return out, true
+}
+
+// mongod.connect{ uri = "mongodb://127.0.0.1:27017" } -> server
+//
+// Attaches to a running server on loopback; wtd does not manage its
+// process (restart fails).
+func (b *binding) mongodConnect(L *lua.LState) int {
+	o := checkOptions(L, 1, "mongod.connect", "uri")
+	uri, ok := o.str("uri")
+	if !ok {
+		raisef(L, "mongod.connect: uri is required")
+	}
+	s, err := b.env.Run.ConnectServer(b.ctx, uri)
+	if err != nil {
+		b.raise(L, "mongod.connect", err)
+	}
+	pushServer(L, s)
+	return 1
+}
+
+// m:restart{ cacheSizeGB=, engineConfig=, syncdelay=, setParameter={...}, args={...} }
+//
+// Restarts the server on the same dbpath and port with the settings given
+// changed and the rest kept (setParameter is merged, args replaced).
+func (b *binding) serverRestart(L *lua.LState) int {
+	s := checkServer(L, 1)
+	o := checkOptions(L, 2, "restart", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "args")
+	var ch engine.ServerChanges
+	if v, ok := o.number("cacheSizeGB"); ok {
+		ch.CacheSizeGB = &v
+	}
+	if v, ok := o.str("engineConfig"); ok {
+		ch.EngineConfig = &v
+	}
+	if v, ok := o.number("syncdelay"); ok {
+		ch.SyncDelay = &v
+	}
+	ch.SetParameters, _ = setParameters(o)
+	ch.ExtraArgs, _ = o.strings("args")
+	if err := s.Restart(b.ctx, ch); err != nil {
+		b.raise(L, "restart", err)
+	}
+	return 0
+}
+
+// m:stop()
+func (b *binding) serverStop(L *lua.LState) int {
+	s := checkServer(L, 1)
+	if err := s.Stop(b.ctx); err != nil {
+		b.raise(L, "stop", err)
+	}
+	return 0
+}
+
+// m:set_parameter(name, value) -> previous value
+func (b *binding) serverSetParameter(L *lua.LState) int {
+	s := checkServer(L, 1)
+	name := L.CheckString(2)
+	v := L.CheckAny(3)
+	switch v.(type) {
+	case lua.LNumber, lua.LBool, lua.LString:
+	default:
+		L.ArgError(3, "number, boolean or string expected, got "+v.Type().String())
+	}
+	value, _ := toBSON(v)
+	was, err := s.SetParameter(b.ctx, name, value)
+	if err != nil {
+		b.raise(L, "set_parameter", err)
+	}
+	L.Push(toLua(L, was))
+	return 1
+}
+
+// m:get_parameter(name) -> value
+func (b *binding) serverGetParameter(L *lua.LState) int {
+	s := checkServer(L, 1)
+	name := L.CheckString(2)
+	v, err := s.GetParameter(b.ctx, name)
+	if err != nil {
+		b.raise(L, "get_parameter", err)
+	}
+	L.Push(toLua(L, v))
+	return 1
+}
+
+// m:reconfigure(wt_config_string)
+//
+// Changes WiredTiger's runtime configuration (wiredTigerEngineRuntimeConfig).
+func (b *binding) serverReconfigure(L *lua.LState) int {
+	s := checkServer(L, 1)
+	cfg := L.CheckString(2)
+	if err := s.Reconfigure(b.ctx, cfg); err != nil {
+		b.raise(L, "reconfigure", err)
+	}
+	return 0
+}
+
+// m:server_status() -> table
+//
+// The full serverStatus: nested tables, numbers as numbers, dates as
+// milliseconds since the epoch, ObjectIds as hex strings.
+func (b *binding) serverStatus(L *lua.LState) int {
+	s := checkServer(L, 1)
+	raw, err := s.ServerStatus(b.ctx)
+	if err != nil {
+		b.raise(L, "server_status", err)
+	}
+	L.Push(rawDocToLua(L, raw, 0))
+	return 1
+}
+
+// m:command(name [, args [, db]]) -> reply
+// m:command{ name = value } -> reply
+//
+// The first form runs { name: args[name] or 1, <the other args, sorted> }
+// on db ("admin" by default); the second a command of exactly one key on
+// admin. Whole numbers are sent as int32 (int64 when larger).
+func (b *binding) serverCommand(L *lua.LState) int {
+	s := checkServer(L, 1)
+	var cmd bson.D
+	db := "admin"
+	switch first := L.CheckAny(2).(type) {
+	case lua.LString:
+		args := L.OptTable(3, L.NewTable())
+		db = L.OptString(4, "admin")
+		var head any = int32(1)
+		if v := args.RawGetString(string(first)); v != lua.LNil {
+			h, err := toBSON(v)
+			if err != nil {
+				raisef(L, "command %s: %v", first, err)
+			}
+			head = h
+		}
+		rest, err := tableToDoc(args, 0)
+		if err != nil {
+			raisef(L, "command %s: %v", first, err)
+		}
+		cmd = bson.D{{Key: string(first), Value: head}}
+		for _, e := range rest {
+			if e.Key != string(first) {
+				cmd = append(cmd, e)
+			}
+		}
+	case *lua.LTable:
+		doc, err := tableToDoc(first, 0)
+		if err != nil {
+			raisef(L, "command: %v", err)
+		}
+		if len(doc) != 1 || first.Len() > 0 {
+			raisef(L, "command: a command table must have exactly one name = value, got %d keys: write m:command(name, {args...}) for more", len(doc))
+		}
+		cmd = doc
+	default:
+		L.ArgError(2, "command name or { name = value } expected")
+	}
+	reply, err := s.CommandDB(b.ctx, db, cmd)
+	if err != nil {
+		b.raise(L, "command "+cmd[0].Key, err)
+	}
+	L.Push(rawDocToLua(L, reply, 0))
+	return 1
+}
+
+// m:collection_stats(ns) -> { count = n, avg_obj_size = bytes }
+func (b *binding) serverCollectionStats(L *lua.LState) int {
+	s := checkServer(L, 1)
+	ns := L.CheckString(2)
+	count, avg, err := s.CollectionStats(b.ctx, ns)
+	if err != nil {
+		b.raise(L, "collection_stats", err)
+	}
+	t := L.NewTable()
+	t.RawSetString("count", lua.LNumber(count))
+	t.RawSetString("avg_obj_size", lua.LNumber(avg))
+	L.Push(t)
+	return 1
+}
+
+// m:load{ ns=, docs=, doc_bytes=, batch=1000, threads=1, start_id=0 } -> result
+//
+// Inserts docs incompressible documents of doc_bytes BSON bytes with _id
+// start_id... The result is engine.LoadResult by its JSON names: docs,
+// bytes, elapsed_ns, docs_per_sec, mb_per_sec, batch = {...}, errors.
+func (b *binding) serverLoad(L *lua.LState) int {
+	s := checkServer(L, 1)
+	o := checkOptions(L, 2, "load", "ns", "docs", "doc_bytes", "batch", "threads", "start_id")
+	var spec engine.LoadSpec
+	var ok bool
+	if spec.NS, ok = o.str("ns"); !ok {
+		raisef(L, "load: ns is required (\"db.collection\")")
+	}
+	if spec.Docs, ok = o.integer("docs"); !ok {
+		raisef(L, "load: docs is required")
+	}
+	docBytes, ok := o.integer("doc_bytes")
+	if !ok {
+		raisef(L, "load: doc_bytes is required")
+	}
+	spec.DocBytes = clampInt(docBytes)
+	batch, _ := o.integer("batch")
+	threads, _ := o.integer("threads")
+	spec.Batch, spec.Threads = clampInt(batch), clampInt(threads)
+	spec.StartID, _ = o.integer("start_id")
+	res, err := s.Load(b.ctx, spec, b.progress("load "+spec.NS))
+	if err != nil {
+		b.raise(L, "load", err)
+	}
+	b.lastNS, b.docBytes[spec.NS] = spec.NS, spec.DocBytes
+	t, err := resultToLua(L, res)
+	if err != nil {
+		b.raise(L, "load", err)
+	}
+	L.Push(t)
+	return 1
+}
+
+// m:workload{ ns=, ops= | duration= (seconds), threads=1, mix={read=, update=, insert=},
+// working_set=, distribution="uniform", doc_bytes=, seed=, key_space=, insert_start_id= } -> result
+//
+// ns defaults to the namespace the playbook loaded last, mix to
+// {read = 1}. The key space and average document size come from collStats
+// (key_space overrides the first); working_set is a fraction of the key
+// space when <= 1, MB when > 1, or a string "60MB", "2GB", "50%".
+// doc_bytes defaults to the load's (else collStats' average). The result
+// is engine.WorkloadResult by its JSON names: elapsed_ns, ops = { read =
+// { count, errors, ops_per_sec, p50_micros, p99_micros, ... } }, total,
+// series, next_insert_id.
+func (b *binding) serverWorkload(L *lua.LState) int {
+	s := checkServer(L, 1)
+	o := checkOptions(L, 2, "workload", "ns", "ops", "duration", "threads", "mix", "working_set", "distribution",
+		"doc_bytes", "seed", "key_space", "insert_start_id")
+	spec := engine.WorkloadSpec{Mix: engine.Mix{Read: 1}}
+	ns, ok := o.str("ns")
+	if !ok {
+		if ns = b.lastNS; ns == "" {
+			raisef(L, "workload: ns is required (no m:load gave a default)")
+		}
+	}
+	spec.NS = ns
+	spec.Ops, _ = o.integer("ops")
+	if sec, ok := o.number("duration"); ok {
+		if !(sec >= 0 && sec <= maxSleepSeconds) {
+			raisef(L, "workload: duration %v seconds out of range [0, %d]", sec, maxSleepSeconds)
+		}
+		spec.Duration = time.Duration(sec * float64(time.Second))
+	}
+	threads, _ := o.integer("threads")
+	spec.Threads = clampInt(threads)
+	if mt, ok := o.table("mix"); ok {
+		mo := tableOptions(L, mt, "workload: mix", engine.OpRead, engine.OpUpdate, engine.OpInsert)
+		spec.Mix.Read, _ = mo.number(engine.OpRead)
+		spec.Mix.Update, _ = mo.number(engine.OpUpdate)
+		spec.Mix.Insert, _ = mo.number(engine.OpInsert)
+	}
+	spec.Distribution, _ = o.str("distribution")
+	spec.Seed, _ = o.integer("seed")
+	spec.InsertStartID, _ = o.integer("insert_start_id")
+	docBytes, hasDocBytes := o.integer("doc_bytes")
+	spec.DocBytes = clampInt(docBytes)
+	ws, wsUnit, hasWS := workingSet(o)
+
+	count, avg, err := s.CollectionStats(b.ctx, ns)
+	if err != nil {
+		b.raise(L, "workload", err)
+	}
+	spec.KeySpace = count
+	if ks, ok := o.integer("key_space"); ok {
+		spec.KeySpace = ks
+	}
+	if !hasDocBytes {
+		if n, ok := b.docBytes[ns]; ok {
+			spec.DocBytes = n
+		} else {
+			spec.DocBytes = int(math.Round(avg))
+		}
+	}
+	if hasWS {
+		if spec.WorkingSetKeys, err = engine.WorkingSetKeys(ws, wsUnit, spec.KeySpace, avg); err != nil {
+			b.raise(L, "workload", err)
+		}
+	}
+	res, err := s.Workload(b.ctx, spec, b.progress("workload "+ns))
+	if err != nil {
+		b.raise(L, "workload", err)
+	}
+	t, err := resultToLua(L, res)
+	if err != nil {
+		b.raise(L, "workload", err)
+	}
+	L.Push(t)
+	return 1
+}
+
+// workingSet reads working_set: a number (<= 1 a fraction, > 1 MB) or a
+// string "60MB", "2GB", "50%" or a number.
+func workingSet(o options) (float64, string, bool) {
+	v := o.get("working_set")
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return 0, "", false
+	case lua.LNumber:
+		if float64(x) > 1 {
+			return float64(x), engine.UnitMB, true
+		}
+		return float64(x), engine.UnitFraction, true
+	case lua.LString:
+		s := strings.ToUpper(strings.TrimSpace(string(x)))
+		for _, u := range []struct {
+			suffix string
+			scale  float64
+			unit   string
+		}{{"%", 0.01, engine.UnitFraction}, {"MB", 1, engine.UnitMB}, {"GB", 1024, engine.UnitMB}} {
+			if num, ok := strings.CutSuffix(s, u.suffix); ok {
+				f, ok := parseLuaNumber(num)
+				if !ok {
+					break
+				}
+				return f * u.scale, u.unit, true
+			}
+		}
+		if f, ok := parseLuaNumber(s); ok {
+			return workingSet(options{L: o.L, fname: o.fname, t: tableWith(o.L, "working_set", lua.LNumber(f))})
+		}
+	}
+	o.wrongType("working_set", `a fraction (<= 1), MB (> 1) or a string such as "60MB", "2GB" or "50%"`, v)
+	return 0, "", false
+}
+
+func tableWith(L *lua.LState, key string, v lua.LValue) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString(key, v)
+	return t
+}
+
+// clampInt narrows a whole number for an int field; values beyond int's
+// range saturate, so the engine's range check names them.
+func clampInt(v int64) int {
+	return int(max(min(v, math.MaxInt32), math.MinInt32))
+}
+
+// progress returns the engine progress callback for label, nil when the
+// playbook has no progress display.
+func (b *binding) progress(label string) func(done, total int64) {
+	if b.env.Progress == nil {
+		return nil
+	}
+	return func(done, total int64) { b.env.Progress(label, done, total) }
+}

@@ -1,0 +1,160 @@
+package luabind
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// options is an options table of a Lua call (mongod.start{...}), checked
+// against the keys the call allows. Its getters raise an error naming the
+// call, the key and the type wanted.
+type options struct {
+	L     *lua.LState
+	fname string
+	t     *lua.LTable
+}
+
+// checkOptions checks that argument n is a table (or nil: no options)
+// whose keys are all among allowed.
+func checkOptions(L *lua.LState, n int, fname string, allowed ...string) options {
+	var t *lua.LTable
+	switch v := L.Get(n).(type) {
+	case *lua.LNilType:
+		t = L.NewTable()
+	case *lua.LTable:
+		t = v
+	default:
+		raisef(L, "%s: want an options table {...}, got %s", fname, v.Type())
+	}
+	return tableOptions(L, t, fname, allowed...)
+}
+
+// tableOptions checks a nested options table (mix = {...}).
+func tableOptions(L *lua.LState, t *lua.LTable, fname string, allowed ...string) options {
+	ok := map[string]bool{}
+	for _, a := range allowed {
+		ok[a] = true
+	}
+	t.ForEach(func(k, _ lua.LValue) {
+		ks, isString := k.(lua.LString)
+		if !isString || !ok[string(ks)] {
+			sorted := append([]string(nil), allowed...)
+			sort.Strings(sorted)
+			raisef(L, "%s: unknown option %s (allowed: %s)", fname, quoteKey(k), strings.Join(sorted, ", "))
+		}
+	})
+	return options{L: L, fname: fname, t: t}
+}
+
+func quoteKey(k lua.LValue) string {
+	if s, ok := k.(lua.LString); ok {
+		return `"` + string(s) + `"`
+	}
+	return "[" + k.String() + "]"
+}
+
+func (o options) get(key string) lua.LValue { return o.t.RawGetString(key) }
+
+func (o options) wrongType(key, want string, v lua.LValue) {
+	raisef(o.L, "%s: %s must be %s, got %s", o.fname, key, want, describe(v))
+}
+
+// describe names a Lua value for an error: its type, and its text when
+// short.
+func describe(v lua.LValue) string {
+	switch v.(type) {
+	case lua.LString, lua.LNumber, lua.LBool:
+		s := v.String()
+		if _, isString := v.(lua.LString); isString {
+			s = `"` + s + `"`
+		}
+		if len(s) > 40 {
+			s = s[:40] + "..."
+		}
+		return v.Type().String() + " " + s
+	}
+	return v.Type().String()
+}
+
+// number returns the number at key; ok is false when the key is absent.
+func (o options) number(key string) (float64, bool) {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return 0, false
+	case lua.LNumber:
+		return float64(v), true
+	default:
+		o.wrongType(key, "a number", v)
+	}
+	return 0, false
+}
+
+// integer returns the whole number at key.
+func (o options) integer(key string) (int64, bool) {
+	f, ok := o.number(key)
+	if !ok {
+		return 0, false
+	}
+	if f != math.Trunc(f) || math.Abs(f) > 1<<62 {
+		o.wrongType(key, "a whole number", lua.LNumber(f))
+	}
+	return int64(f), true
+}
+
+// str returns the string at key.
+func (o options) str(key string) (string, bool) {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return "", false
+	case lua.LString:
+		return string(v), true
+	default:
+		o.wrongType(key, "a string", v)
+	}
+	return "", false
+}
+
+// strings returns the list of strings at key.
+func (o options) strings(key string) ([]string, bool) {
+	v := o.get(key)
+	if v == lua.LNil {
+		return nil, false
+	}
+	t, isTable := v.(*lua.LTable)
+	if !isTable || !isList(t) {
+		o.wrongType(key, "a list of strings", v)
+	}
+	out := []string{}
+	for i := 1; i <= t.Len(); i++ {
+		s, isString := t.RawGetInt(i).(lua.LString)
+		if !isString {
+			raisef(o.L, "%s: %s[%d] must be a string, got %s", o.fname, key, i, describe(t.RawGetInt(i)))
+		}
+		out = append(out, string(s))
+	}
+	return out, true
+}
+
+// table returns the table at key.
+func (o options) table(key string) (*lua.LTable, bool) {
+	switch v := o.get(key).(type) {
+	case *lua.LNilType:
+		return nil, false
+	case *lua.LTable:
+		return v, true
+	default:
+		o.wrongType(key, "a table", v)
+	}
+	return nil, false
+}
+
+// isList reports whether t's keys are exactly 1..n (an empty table is a
+// list).
+func isList(t *lua.LTable) bool {
+	n, count := t.Len(), 0
+	t.ForEach(func(lua.LValue, lua.LValue) { count++ })
+	return count == n
+}

@@ -1,0 +1,41 @@
+package luabind
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"wtd/engine"
+)
+
+func (b *binding) openReport(L *lua.LState) {
+	L.SetGlobal("report", setFuncs(L, map[string]lua.LGFunction{
+		"table": b.reportTable,
+		"steps": b.reportSteps,
+	}))
+}
+
+// report.table{ by = "cacheSizeGB", title = "..." }
+//
+// Prints the run's steps so far as a table (engine.WriteReport): one row
+// per step, grouped by the label or setting named by by, then min/median/max
+// of ops/s over repeated steps.
+func (b *binding) reportTable(L *lua.LState) int {
+	o := checkOptions(L, 1, "report.table", "by", "title")
+	var opt engine.ReportOptions
+	opt.By, _ = o.str("by")
+	opt.Title, _ = o.str("title")
+	engine.WriteReport(b.out, b.env.Run.Steps(), opt)
+	return 0
+}
+
+// report.steps() -> list of the run's finished steps
+//
+// Each step is engine.StepRecord by its JSON names: name, seq, labels,
+// status, error, start and end (RFC 3339 text), settings, provenance, result, server.
+func (b *binding) reportSteps(L *lua.LState) int {
+	v, err := structToLua(L, b.env.Run.Steps())
+	if err != nil {
+		b.raise(L, "report.steps", err)
+	}
+	L.Push(v)
+	return 1
+}

@@ -1,0 +1,186 @@
+package luabind
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The sandbox: base (without file loading), table, string, math, and
+// restricted os and io. A playbook runs no commands, touches no files
+// outside the run's directory and loads no other code.
+
+// allowedOS are the os functions a playbook keeps.
+var allowedOS = []string{"time", "clock", "date", "getenv"}
+
+// refused are the functions replaced by an error, with the reason.
+var refused = map[string]string{
+	"dofile":     "a playbook is one file: put the code in it",
+	"loadfile":   "a playbook is one file: put the code in it",
+	"require":    "wtd's modules (params, mongod, host, step, report, log, sleep) are globals already",
+	"module":     "a playbook is one file: put the code in it",
+	"os.execute": "a playbook runs no commands: use the mongod and host modules",
+	"os.exit":    "a playbook ends by returning from the file or with error(...)",
+	"os.remove":  "a playbook removes no files",
+	"os.rename":  "a playbook renames no files",
+	"os.setenv":  "a playbook does not change the environment",
+	"os.tmpname": "a playbook creates no files outside the run's directory: use io.open with a relative path",
+	"io.popen":   "a playbook runs no commands: use the mongod and host modules",
+	"io.read":    "a playbook reads no standard input: use params{} and -p name=value",
+	"io.input":   "a playbook reads no standard input: use io.open with a path in the run's directory",
+	"io.output":  "io.write writes to the run's output; use io.open for files in the run's directory",
+	"io.tmpfile": "a playbook creates no files outside the run's directory: use io.open with a relative path",
+	"io.close":   "close a file with f:close()",
+}
+
+func (b *binding) openSandbox(L *lua.LState) {
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath}, {lua.OsLibName, lua.OpenOs}, {lua.IoLibName, lua.OpenIo}} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	g.RawSetString("_printregs", lua.LNil)
+	g.RawSetString("print", L.NewFunction(b.print))
+
+	osLib := L.GetGlobal("os").(*lua.LTable)
+	safeOS := L.NewTable()
+	for _, name := range allowedOS {
+		safeOS.RawSetString(name, osLib.RawGetString(name))
+	}
+	L.SetGlobal("os", safeOS)
+
+	ioLib := L.GetGlobal("io").(*lua.LTable)
+	safeIO := setFuncs(L, map[string]lua.LGFunction{"write": b.ioWrite})
+	safeIO.RawSetString("type", ioLib.RawGetString("type"))
+	safeIO.RawSetString("open", L.NewFunction(b.ioOpen(ioLib.RawGetString("open"))))
+	safeIO.RawSetString("lines", L.NewFunction(b.ioLines(ioLib.RawGetString("lines"))))
+	L.SetGlobal("io", safeIO)
+
+	for name, why := range refused {
+		table, fn := g, name
+		if lib, f, ok := strings.Cut(name, "."); ok {
+			table, fn = L.GetGlobal(lib).(*lua.LTable), f
+		}
+		table.RawSetString(fn, L.NewFunction(refuse(name, why)))
+	}
+}
+
+func refuse(name, why string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		raisef(L, "%s is not available in a playbook: %s", name, why)
+		return 0
+	}
+}
+
+// print(...)
+//
+// Writes its arguments (tostring, tab-separated) and a newline to the
+// run's output.
+func (b *binding) print(L *lua.LState) int {
+	parts := make([]string, L.GetTop())
+	for i := range parts {
+		parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
+	}
+	fmt.Fprintln(b.out, strings.Join(parts, "\t"))
+	return 0
+}
+
+// io.write(...)
+//
+// Writes its string and number arguments to the run's output.
+func (b *binding) ioWrite(L *lua.LState) int {
+	for i := 1; i <= L.GetTop(); i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			io.WriteString(b.out, string(v))
+		case lua.LNumber:
+			io.WriteString(b.out, v.String())
+		default:
+			L.ArgError(i, "string expected, got "+v.Type().String())
+		}
+	}
+	return 0
+}
+
+// io.open(path [, mode]) -> file | nil, message
+//
+// Opens a file inside the run's directory (a relative path is relative to
+// it); any other path is an error.
+func (b *binding) ioOpen(open lua.LValue) lua.LGFunction {
+	return func(L *lua.LState) int {
+		path := L.CheckString(1)
+		mode := L.OptString(2, "r")
+		abs, err := b.inRunDir(path)
+		if err != nil {
+			b.raise(L, "io.open", err)
+		}
+		top := L.GetTop()
+		L.Push(open)
+		L.Push(lua.LString(abs))
+		L.Push(lua.LString(mode))
+		L.Call(2, lua.MultRet)
+		return L.GetTop() - top
+	}
+}
+
+// io.lines(path) -> iterator over the lines of a file in the run's
+// directory
+func (b *binding) ioLines(lines lua.LValue) lua.LGFunction {
+	return func(L *lua.LState) int {
+		if L.GetTop() == 0 {
+			raisef(L, "io.lines without a file is not available in a playbook: it reads no standard input")
+		}
+		abs, err := b.inRunDir(L.CheckString(1))
+		if err != nil {
+			b.raise(L, "io.lines", err)
+		}
+		top := L.GetTop()
+		L.Push(lines)
+		L.Push(lua.LString(abs))
+		L.Call(1, lua.MultRet)
+		return L.GetTop() - top
+	}
+}
+
+// inRunDir resolves path (relative: to the run's directory) and checks
+// that it lies inside the run's directory, symbolic links resolved.
+func (b *binding) inRunDir(path string) (string, error) {
+	dir, err := filepath.Abs(b.env.Run.Dir())
+	if err != nil {
+		return "", err
+	}
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, abs)
+	}
+	abs = filepath.Clean(abs)
+	rel, err := filepath.Rel(resolveExisting(dir), resolveExisting(abs))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the run's directory %s: a playbook opens files only there", path, dir)
+	}
+	return abs, nil
+}
+
+// resolveExisting resolves the symbolic links of the longest existing
+// prefix of path.
+func resolveExisting(path string) string {
+	rest := ""
+	for p := path; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, os.ErrNotExist) || p == filepath.Dir(p) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
+}
