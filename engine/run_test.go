@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -163,5 +164,25 @@ func TestFinishStopsServers(t *testing.T) {
 	}
 	if processAlive(pid) {
 		t.Errorf("server %d still running after Finish", pid)
+	}
+}
+
+func TestStepNoticesACrash(t *testing.T) {
+	ctx := context.Background()
+	r, _, _ := newTestRun(t, 0)
+	s, err := r.StartServer(ctx, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "x.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Step(ctx, StepSpec{Name: "crash"}, func(ctx context.Context) (any, error) {
+		syscall.Kill(s.PID(), syscall.SIGKILL)
+		time.Sleep(300 * time.Millisecond)
+		return s.Workload(ctx, WorkloadSpec{NS: "x.c", Ops: 100, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+	})
+	if err == nil || rec.Status != StatusFailed || !strings.Contains(err.Error(), "exited unexpectedly") || !strings.Contains(err.Error(), "last log lines") {
+		t.Errorf("step after a crash: status %s, err %v", rec.Status, err)
 	}
 }

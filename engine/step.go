@@ -100,6 +100,11 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	r.Eventf("info", "step", "%s started", stepTitle(spec))
 
 	result, ferr := fn(ctx)
+	if ferr != nil && srv != nil {
+		if cerr := srv.crashed(); cerr != nil {
+			ferr = fmt.Errorf("%w (%v); last log lines:\n%s", ferr, cerr, srv.logTail())
+		}
+	}
 	rec.End = time.Now()
 	rec.Result = result
 	if srv != nil && before != nil && srv.available() {
