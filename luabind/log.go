@@ -19,11 +19,9 @@ func (b *binding) openLog(L *lua.LState) {
 // log(...)
 //
 // Records its arguments (tostring, space-separated) as an info event of
-// the run (source "playbook") and prints them as a line to the output.
+// the run (source "playbook"); the run prints its events to its log.
 func (b *binding) log(L *lua.LState) int {
-	msg := joinArgs(L)
-	b.env.Run.Eventf("info", "playbook", "%s", msg)
-	fmt.Fprintln(b.out, msg)
+	b.env.Run.Eventf("info", "playbook", "%s", joinArgs(L))
 	return 0
 }
 

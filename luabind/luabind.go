@@ -67,7 +67,8 @@ type raisedError struct {
 //
 // A failed playbook returns a *ScriptError whose text starts with
 // "path:line:" and which wraps the Go errors behind it: errors.As finds a
-// *ParamError for a bad -p (the CLI exits 2), errors.Is finds
+// *ParamError for a bad -p (the CLI exits 2; a -p given to a playbook that
+// never calls params{} is reported when it ends), errors.Is finds
 // engine.ErrAttached and the like. When ctx is cancelled the script stops
 // at its next instruction (or its current sleep, load or workload) and the
 // *ScriptError wraps both ctx.Err() and context.Cause(ctx), so
@@ -104,7 +105,8 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 		return b.params, b.scriptError(err)
 	}
 	if !b.paramsSet && len(env.Overrides) > 0 {
-		return nil, b.unknownParam(nil)
+		err := b.unknownParam(nil)
+		return nil, &ScriptError{Msg: path + ": " + err.Error(), errs: []error{err}}
 	}
 	return b.params, nil
 }
@@ -158,10 +160,16 @@ func syntaxError(path, src string, err error) error {
 	var ce *lua.CompileError
 	msg := err.Error()
 	switch {
-	case errors.As(err, &pe) && pe.Pos.Line == parse.EOF:
-		msg = fmt.Sprintf("%s:%d: syntax error at the end of the file: %s", path, strings.Count(src, "\n")+1, pe.Message)
 	case errors.As(err, &pe):
-		msg = fmt.Sprintf("%s:%d: syntax error near '%s': %s", path, pe.Pos.Line, pe.Token, pe.Message)
+		detail := ""
+		if pe.Message != "syntax error" {
+			detail = ": " + pe.Message
+		}
+		if pe.Pos.Line == parse.EOF {
+			msg = fmt.Sprintf("%s:%d: syntax error at the end of the file%s", path, strings.Count(src, "\n")+1, detail)
+		} else {
+			msg = fmt.Sprintf("%s:%d: syntax error near '%s'%s", path, pe.Pos.Line, pe.Token, detail)
+		}
 	case errors.As(err, &ce):
 		msg = fmt.Sprintf("%s:%d: %s", path, ce.Line, ce.Message)
 	}
@@ -169,9 +177,13 @@ func syntaxError(path, src string, err error) error {
 }
 
 // raise raises the Lua error "path:line: what: err" at the calling playbook
-// line, remembering err for RunPlaybook's error. It does not return.
+// line ("path:line: err" when err already starts with what), remembering
+// err for RunPlaybook's error. It does not return.
 func (b *binding) raise(L *lua.LState, what string, err error) {
-	msg := what + ": " + err.Error()
+	msg := err.Error()
+	if !strings.HasPrefix(msg, what+" ") && !strings.HasPrefix(msg, what+":") {
+		msg = what + ": " + msg
+	}
 	b.raised = append(b.raised, raisedError{msg: msg, err: err})
 	L.RaiseError("%s", msg)
 }
