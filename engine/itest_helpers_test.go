@@ -5,9 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -17,50 +15,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"wtd/internal/testbin"
 )
 
-// The minimongod binary the tests start, built once per test binary.
-var testServerBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// startTestServerBinary returns the path of a freshly built minimongod. It
-// is built into a per-user directory under the temp dir (not removed: the
-// next test run reuses the place) and moved into place atomically, so
-// concurrent test binaries do not trip over each other. WTD_TEST_MINIMONGOD,
-// if set, names a binary to use instead.
-func startTestServerBinary(t testing.TB) string {
-	t.Helper()
-	b := &testServerBinary
-	b.once.Do(func() {
-		if p := os.Getenv("WTD_TEST_MINIMONGOD"); p != "" {
-			b.path = p
-			return
-		}
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("wtd-engine-test-%d", os.Getuid()))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			b.err = fmt.Errorf("make build dir: %w", err)
-			return
-		}
-		tmp := filepath.Join(dir, fmt.Sprintf("minimongod.%d", os.Getpid()))
-		cmd := exec.Command("go", "build", "-o", tmp, "wtd/cmd/minimongod")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("build minimongod: %w\n%s", err, out)
-			return
-		}
-		b.path = filepath.Join(dir, "minimongod")
-		if err := os.Rename(tmp, b.path); err != nil {
-			b.err = fmt.Errorf("install minimongod: %w", err)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
+// startTestServerBinary returns the minimongod the tests start.
+func startTestServerBinary(t testing.TB) string { return testbin.Minimongod(t) }
 
 // lockedBuffer collects a process's output; the process writes while a
 // failing test may read.

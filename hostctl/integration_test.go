@@ -1,39 +1,25 @@
 package hostctl
 
 // Integration tests against the project's own server, minimongod (package
-// wtd/cmd/minimongod, cgo + libwiredtiger). It is built once, on first use,
-// by minimongodBinary; when that build fails these tests fail with the
-// build output, while the unit tests of this package run regardless.
+// wtd/cmd/minimongod, cgo + libwiredtiger), built once on first use; when
+// that build fails these tests fail with the build output, while the unit
+// tests of this package run regardless.
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"wtd/internal/testbin"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-var minimongod struct {
-	dir  string // temp dir holding the binary, made by TestMain
-	once sync.Once
-	path string
-	err  error
-}
-
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "hostctl-minimongod-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "create build dir:", err)
-		os.Exit(2)
-	}
-	minimongod.dir = dir
 	code := m.Run()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	if err := StopAll(ctx); err != nil {
@@ -41,33 +27,11 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	cancel()
-	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// minimongodBinary builds wtd/cmd/minimongod once and returns its path, or
-// fails the test with the build output.
-func minimongodBinary(t *testing.T) string {
-	t.Helper()
-	minimongod.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			goBin = "/usr/local/go/bin/go"
-		}
-		out := filepath.Join(minimongod.dir, "minimongod")
-		cmd := exec.Command(goBin, "build", "-o", out, "wtd/cmd/minimongod")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			minimongod.err = fmt.Errorf("go build -o %s wtd/cmd/minimongod: %v\n%s", out, err, b)
-			return
-		}
-		minimongod.path = out
-	})
-	if minimongod.err != nil {
-		t.Fatalf("build minimongod: %v", minimongod.err)
-	}
-	return minimongod.path
-}
+// minimongodBinary returns the built-in server, built once per test binary.
+func minimongodBinary(t *testing.T) string { return testbin.Minimongod(t) }
 
 // startMinimongod starts a fresh server on a free port in a temp dbpath and
 // stops it when the test ends.

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"wtd/internal/testbin"
 
 	"wtd/engine"
 	"wtd/engine/store"
@@ -19,45 +19,8 @@ import (
 )
 
 // The minimongod the tests start, built once per test binary into a temp
-// dir removed by TestMain.
-var testServer struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if testServer.dir != "" {
-		os.RemoveAll(testServer.dir)
-	}
-	os.Exit(code)
-}
-
-func serverBinary(t *testing.T) string {
-	t.Helper()
-	s := &testServer
-	s.once.Do(func() {
-		if p := os.Getenv("WTD_TEST_MINIMONGOD"); p != "" {
-			s.path = p
-			return
-		}
-		if s.dir, s.err = os.MkdirTemp("", "wtd-luabind-test-"); s.err != nil {
-			return
-		}
-		s.path = filepath.Join(s.dir, "minimongod")
-		cmd := exec.Command("go", "build", "-o", s.path, "wtd/cmd/minimongod")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			s.err = fmt.Errorf("build minimongod: %w\n%s", err, out)
-		}
-	})
-	if s.err != nil {
-		t.Fatal(s.err)
-	}
-	return s.path
-}
+func serverBinary(t *testing.T) string { return testbin.Minimongod(t) }
 
 // syncBuffer is written by the engine's goroutines and read by the test.
 type syncBuffer struct {

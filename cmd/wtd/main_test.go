@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,43 +13,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"wtd/internal/testbin"
 
 	"wtd/engine/store"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	buildErr  error
-)
-
-// binaries builds wtd and minimongod once for the CLI tests.
+// binaries returns wtd and minimongod built from this checkout.
 func binaries(t *testing.T) (wtd, minimongod string) {
 	t.Helper()
-	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "wtd-cli-test-")
-		if buildErr != nil {
-			return
-		}
-		builds := []struct{ out, pkg, cgo string }{{"wtd", "wtd/cmd/wtd", "0"}, {"minimongod", "wtd/cmd/minimongod", "1"}}
-		if pre := os.Getenv("WTD_TEST_MINIMONGOD"); pre != "" {
-			// A prebuilt server, e.g. while its package is being changed.
-			buildErr = os.Symlink(pre, filepath.Join(binDir, "minimongod"))
-			builds = builds[:1]
-		}
-		for _, b := range builds {
-			cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, b.out), b.pkg)
-			cmd.Env = append(os.Environ(), "CGO_ENABLED="+b.cgo)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				buildErr = fmt.Errorf("build %s: %v\n%s", b.pkg, err, out)
-				return
-			}
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return filepath.Join(binDir, "wtd"), filepath.Join(binDir, "minimongod")
+	return testbin.Wtd(t), testbin.Minimongod(t)
 }
 
 type cliResult struct {
