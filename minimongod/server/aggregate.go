@@ -43,6 +43,12 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if name == "" {
 		ns = req.db + ".$cmd.aggregate"
 	}
+	if cur, rest, ok, err := c.currentOpStage(req, stages); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return c.aggregateDocs(dst, ns, cur, rest, batchSize)
+	}
 	// A leading $match (and $sort) is planned against the collection.
 	var filter, sortSpec bson.Raw
 	rest := stages
@@ -56,11 +62,19 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			sortSpec, rest = bson.Raw(v.Document()), rest[1:]
 		}
 	}
-	pipeline, err := compileStages(rest)
-	if err != nil {
+	if _, err := compileStages(rest); err != nil {
 		return nil, err
 	}
 	docs, err := c.aggregateInput(req.db, name, filter, sortSpec)
+	if err != nil {
+		return nil, err
+	}
+	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+}
+
+// aggregateDocs runs the stages over docs and replies with the first batch.
+func (c *clientConn) aggregateDocs(dst []byte, ns string, docs [][]byte, stages []bsoncore.Value, batchSize int64) ([]byte, error) {
+	pipeline, err := compileStages(stages)
 	if err != nil {
 		return nil, err
 	}
@@ -90,26 +104,30 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 			return nil, err
 		}
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
-	ex := newExecutor(c.s, coll, m, srt, 0, 0)
-	defer ex.detach()
 	var docs [][]byte
-	var total int64
-	for {
-		_, doc, err := ex.next(c.sess)
-		if err == wt.ErrNotFound {
-			return docs, nil
+	err = c.storage(readTicket, func() error {
+		ex := c.newExecutor(coll, m, srt, 0, 0)
+		defer ex.detach()
+		var total int64
+		for {
+			_, doc, err := ex.next(c.sess)
+			if err == wt.ErrNotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			total += int64(len(doc))
+			if total > c.s.params.sortLimit() {
+				return mongoerr.New(mongoerr.CodeQueryExceededMemory, "aggregation input exceeded the memory limit of %d bytes; minimongod does not spill to disk", c.s.params.sortLimit())
+			}
+			docs = append(docs, append([]byte(nil), doc...))
 		}
-		if err != nil {
-			return nil, err
-		}
-		total += int64(len(doc))
-		if total > c.s.params.sortLimit() {
-			return nil, mongoerr.New(mongoerr.CodeQueryExceededMemory, "aggregation input exceeded the memory limit of %d bytes; minimongod does not spill to disk", c.s.params.sortLimit())
-		}
-		docs = append(docs, append([]byte(nil), doc...))
+	})
+	if err != nil {
+		return nil, err
 	}
+	return docs, nil
 }
 
 var _ = storage.IDKey

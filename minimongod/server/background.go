@@ -6,12 +6,19 @@ import (
 	"wtd/minimongod/mlog"
 )
 
-// startBackground starts the checkpoint thread (every syncdelay seconds) and
-// the journal flusher (every journalCommitInterval ms), as mongod runs them.
+// startBackground starts the checkpoint thread (every syncdelay seconds),
+// the journal flusher (every journalCommitInterval ms), the TTL monitor and
+// the ticket concurrency adjustment, as mongod runs them. shutdown joins
+// them through bgStop and bgDone.
 func (s *Server) startBackground() {
-	s.bgDone.Add(2)
+	s.bgDone.Add(4)
 	go s.checkpointLoop()
 	go s.journalLoop()
+	go s.ttlLoop()
+	go func() {
+		defer s.bgDone.Done()
+		s.exec.adjustLoop(s.bgStop)
+	}()
 }
 
 func (s *Server) checkpointLoop() {

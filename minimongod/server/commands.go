@@ -63,6 +63,9 @@ func init() {
 		"connectionStatus": plain(cmdConnectionStatus),
 		"getLog":           admin(cmdGetLog),
 		"listCommands":     plain(cmdListCommands),
+		"currentOp":        admin(cmdCurrentOp),
+		"killOp":           admin(cmdKillOp),
+		"collMod":          plain(cmdCollMod),
 	}
 }
 

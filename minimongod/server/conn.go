@@ -31,6 +31,8 @@ type clientConn struct {
 	reqID int32
 	// client metadata from the handshake
 	remote string
+	// op is the operation in flight, while run runs.
+	op *operation
 }
 
 func (s *Server) newClientConn(nc net.Conn) *clientConn {
@@ -163,8 +165,12 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 		c.s.stats.opCommand.Add(1)
 	}
 	start := time.Now()
+	c.op = c.s.ops.begin(&operation{desc: c.ctxName(), connID: c.id, client: c.remote,
+		opType: opTypeOf(req.name), ns: nsOf(req), command: req.body})
 	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
 	out, err = cmd.run(c, req, out)
+	c.s.ops.end(c.op)
+	c.op = nil
 	if err != nil {
 		if errors.Is(err, errCloseConnection) {
 			return nil, true
@@ -180,6 +186,83 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 }
 
 var errCloseConnection = errors.New("close connection")
+
+// opTypeOf returns currentOp's op for a command.
+func opTypeOf(name string) string {
+	if t, ok := opTypes[name]; ok {
+		return t
+	}
+	return "command"
+}
+
+// nsOf returns the namespace a command works on: db.collection when the
+// command names one, db.$cmd otherwise.
+func nsOf(req *request) string {
+	if v := req.body.Index(0).Value(); v.Type == bsoncore.TypeString && v.StringValue() != "" {
+		return req.db + "." + v.StringValue()
+	}
+	return req.db + ".$cmd"
+}
+
+// storage runs f as storage work: holding a ticket of kind (waiting in
+// the queue for one) and the engine's shared lock. It must not nest.
+func (c *clientConn) storage(kind ticketKind, f func() error) error {
+	unlock, err := c.lockStorage(kind)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return f()
+}
+
+// lockStorage takes a ticket of kind and then the engine's shared lock (in
+// that order, so that no operation waits for a ticket while it holds the
+// lock a catalog change waits for) and returns their release.
+func (c *clientConn) lockStorage(kind ticketKind) (func(), error) {
+	release, err := c.s.takeTicket(c.op, kind)
+	if err != nil {
+		return nil, err
+	}
+	c.sess.Lock()
+	return func() {
+		c.sess.Unlock()
+		release()
+	}, nil
+}
+
+// takeTicket takes a ticket of kind for op and returns its release. An
+// operation that already holds one of that kind takes it again without
+// queueing (a write statement's scan and its transactions).
+func (s *Server) takeTicket(op *operation, k ticketKind) (func(), error) {
+	h := s.exec.holder(k)
+	release := func() {
+		op.held[k]--
+		if op.held[k] == 0 {
+			h.release(time.Since(op.ticketAt[k]))
+		}
+	}
+	if op.held[k] > 0 {
+		op.held[k]++
+		return release, nil
+	}
+	if err := op.interrupted(); err != nil {
+		return nil, err
+	}
+	onQueue := func(q bool) {
+		if q {
+			op.queued.Store(int32(k) + 1)
+		} else {
+			op.queued.Store(0)
+		}
+	}
+	if err := h.acquire(op.killCh, !op.admitted, onQueue); err != nil {
+		return nil, err
+	}
+	op.admitted = true
+	op.held[k] = 1
+	op.ticketAt[k] = time.Now()
+	return release, nil
+}
 
 // errorReply builds {ok: 0, errmsg, code, codeName}.
 func (c *clientConn) errorReply(err error) []byte {

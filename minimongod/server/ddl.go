@@ -118,8 +118,11 @@ func cmdListDatabases(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
+	unlock, err := c.lockStorage(readTicket)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var total int64
 	a, d := bsoncore.AppendArrayElementStart(dst, "databases")
 	i := 0
@@ -336,8 +339,11 @@ func cmdCollStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if coll == nil {
 		return nil, mongoerr.New(mongoerr.CodeNamespaceNotFound, "Collection [%s.%s] not found.", req.db, name)
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
+	unlock, err := c.lockStorage(readTicket)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	count, size := coll.Count(), coll.DataSize()
 	storageSize, ixSizes, ixTotal := c.collStorage(coll)
 	ixSizes["_id_"] = 0 // the _id index is the collection table itself
@@ -370,8 +376,11 @@ func cmdDBStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
+	unlock, err := c.lockStorage(readTicket)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	colls := c.s.eng.Collections(req.db)
 	var objects, dataSize, storageSize, indexes, indexSize int64
 	for _, coll := range colls {

@@ -14,18 +14,33 @@ import (
 // executor yields the documents of a query in order, after filtering,
 // sorting, skip and limit. It survives between getMore requests.
 type executor struct {
-	s            *Server
-	coll         *storage.Collection
-	plan         plan
-	m            *query.Matcher
-	srt          *query.Sort
-	seen         map[string]struct{}
-	skip         int64
-	limit        int64 // remaining; <0 unlimited
-	sorted       [][]byte
-	pos          int
-	didSort      bool
+	s       *Server
+	coll    *storage.Collection
+	plan    plan
+	m       *query.Matcher
+	srt     *query.Sort
+	seen    map[string]struct{}
+	skip    int64
+	limit   int64 // remaining; <0 unlimited
+	sorted  [][]byte
+	pos     int
+	didSort bool
+	// pointDone is set once an _id equality has been looked up.
+	pointDone    bool
 	docsExamined int64
+	// op is the operation the executor works for now, checked for
+	// interruption every interruptCheckDocs documents.
+	op *operation
+}
+
+// interruptCheckDocs is how often a scan checks whether it was killed.
+const interruptCheckDocs = 128
+
+// newExecutor returns an executor working for c's current operation.
+func (c *clientConn) newExecutor(coll *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
+	e := newExecutor(c.s, coll, m, srt, skip, limit)
+	e.op = c.op
+	return e
 }
 
 func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
@@ -78,12 +93,20 @@ func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) 
 		e.pos++
 		return nil, d, nil
 	}
+	if e.plan.point != nil || e.pointDone {
+		return e.lookupPoint(sess)
+	}
 	for {
 		pk, doc, err := e.plan.scan.Next(sess)
 		if err != nil {
 			return nil, nil, err
 		}
 		e.docsExamined++
+		if e.docsExamined%interruptCheckDocs == 0 {
+			if err := e.op.interrupted(); err != nil {
+				return nil, nil, err
+			}
+		}
 		if e.seen != nil {
 			if _, dup := e.seen[string(pk)]; dup {
 				continue
@@ -132,4 +155,23 @@ func (e *executor) detach() {
 	e.s.stats.keysExamined.Add(e.plan.scan.Examined)
 	e.docsExamined = 0
 	e.plan.scan.Examined = 0
+}
+
+// lookupPoint serves an _id equality with one search.
+func (e *executor) lookupPoint(sess *storage.Session) (pk, doc []byte, err error) {
+	if e.pointDone {
+		return nil, nil, wt.ErrNotFound
+	}
+	pk, e.pointDone = e.plan.point, true
+	e.plan.point = nil
+	doc, err = e.coll.Get(sess, pk)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.docsExamined++
+	e.s.stats.keysExamined.Add(1)
+	if !e.m.Match(bson.Raw(doc)) {
+		return nil, nil, wt.ErrNotFound
+	}
+	return pk, doc, nil
 }

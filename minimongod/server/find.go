@@ -141,11 +141,15 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if coll == nil {
 		return appendCursor(dst, "firstBatch", ns, 0, nil), nil
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
-	ex := newExecutor(c.s, coll, m, srt, skip, limit)
-	sc := &serverCursor{ns: ns, ex: ex, proj: proj, batchSize: batchSize}
-	return c.batchReply(dst, "firstBatch", sc, batchSize, single)
+	var out []byte
+	err = c.storage(readTicket, func() error {
+		ex := c.newExecutor(coll, m, srt, skip, limit)
+		sc := &serverCursor{ns: ns, ex: ex, proj: proj, batchSize: batchSize}
+		var err error
+		out, err = c.batchReply(dst, "firstBatch", sc, batchSize, single)
+		return err
+	})
+	return out, err
 }
 
 // batchReply fills one batch from sc and appends the cursor document,
@@ -238,13 +242,18 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.lastUse = time.Now()
-	c.sess.Lock()
-	defer c.sess.Unlock()
-	if c.s.eng.Collection(sc.ex.coll.DB, sc.ex.coll.Name) != sc.ex.coll {
-		c.s.cursors.remove(id)
-		return nil, mongoerr.New(mongoerr.CodeQueryPlanKilled, "collection dropped between getMore calls")
-	}
-	return c.batchReply(dst, "nextBatch", sc, batchSize, false)
+	sc.ex.op = c.op
+	var out []byte
+	err = c.storage(readTicket, func() error {
+		if c.s.eng.Collection(sc.ex.coll.DB, sc.ex.coll.Name) != sc.ex.coll {
+			c.s.cursors.remove(id)
+			return mongoerr.New(mongoerr.CodeQueryPlanKilled, "collection dropped between getMore calls")
+		}
+		var err error
+		out, err = c.batchReply(dst, "nextBatch", sc, batchSize, false)
+		return err
+	})
+	return out, err
 }
 
 func cmdKillCursors(c *clientConn, req *request, dst []byte) ([]byte, error) {
@@ -322,18 +331,19 @@ func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, sk
 	if err != nil {
 		return 0, err
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
-	ex := newExecutor(c.s, coll, m, nil, skip, limit)
-	defer ex.detach()
-	for {
-		_, _, err := ex.next(c.sess)
-		if err == wt.ErrNotFound {
-			return n, nil
+	err = c.storage(readTicket, func() error {
+		ex := c.newExecutor(coll, m, nil, skip, limit)
+		defer ex.detach()
+		for {
+			_, _, err := ex.next(c.sess)
+			if err == wt.ErrNotFound {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			n++
 		}
-		if err != nil {
-			return 0, err
-		}
-		n++
-	}
+	})
+	return n, err
 }

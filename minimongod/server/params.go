@@ -30,6 +30,7 @@ type params struct {
 	s      *Server
 	mu     sync.Mutex
 	byName map[string]*param
+	alias  map[string]string // older name -> current name
 
 	engineRuntimeConfig string
 	journalInterval     int64
@@ -43,7 +44,7 @@ type params struct {
 }
 
 func newParams(s *Server, startup []options.Param) (*params, error) {
-	p := &params{s: s, byName: map[string]*param{}, journalInterval: 100, syncDelaySecs: s.opts.SyncDelay,
+	p := &params{s: s, byName: map[string]*param{}, alias: map[string]string{}, journalInterval: 100, syncDelaySecs: s.opts.SyncDelay,
 		cursorTimeoutMillis: 600000, maxSortBytes: 100 * 1024 * 1024, ttlEnabled: true, ttlSleepSecs: 60}
 	p.register(p.stringParam("wiredTigerEngineRuntimeConfig", &p.engineRuntimeConfig, p.reconfigure))
 	p.register(p.intParam("journalCommitInterval", &p.journalInterval, 1, 500))
@@ -53,9 +54,10 @@ func newParams(s *Server, startup []options.Param) (*params, error) {
 	p.register(p.intParam("logLevel", &p.logLevel, 0, 5))
 	p.register(p.boolParam("notablescan", &p.notablescan))
 	p.register(p.boolParam("ttlMonitorEnabled", &p.ttlEnabled))
-	p.register(p.intParam("ttlMonitorSleepSecs", &p.ttlSleepSecs, 1, math.MaxInt32))
+	p.register(p.intParamCheck("ttlMonitorSleepSecs", &p.ttlSleepSecs, gtCheck("ttlMonitorSleepSecs", 0)))
+	p.registerExecControl()
 	for _, sp := range startup {
-		prm, ok := p.byName[sp.Name]
+		prm, ok := p.lookup(sp.Name)
 		if !ok || !prm.startup {
 			return nil, fmt.Errorf("Illegal --setParameter parameter: \"%s\"", sp.Name)
 		}
@@ -74,6 +76,18 @@ func errText(err error) string {
 }
 
 func (p *params) register(prm *param) { p.byName[prm.name] = prm }
+
+// registerAlias makes old another name of the parameter current.
+func (p *params) registerAlias(old, current string) { p.alias[old] = current }
+
+// lookup finds a parameter by its current or an older name.
+func (p *params) lookup(name string) (*param, bool) {
+	if cur, ok := p.alias[name]; ok {
+		name = cur
+	}
+	prm, ok := p.byName[name]
+	return prm, ok
+}
 
 func (p *params) get(f func()) {
 	p.mu.Lock()
@@ -141,23 +155,56 @@ func (p *params) stringParam(name string, dst *string, apply func(string) error)
 }
 
 func (p *params) intParam(name string, dst *int64, lo, hi int64) *param {
-	check := func(n int64) error {
+	return p.intParamCheck(name, dst, func(n int64) error {
 		if n < lo || n > hi {
 			return mongoerr.New(mongoerr.CodeBadValue, "Invalid value for parameter %s: %d is not greater than or equal to %d and less than or equal to %d", name, n, lo, hi)
+		}
+		return nil
+	})
+}
+
+// gtCheck is mongod's IDL "gt" validator, with its message
+// (idl/server_parameter_with_storage.h addBound).
+func gtCheck(name string, bound int64) func(int64) error {
+	return func(n int64) error {
+		if n <= bound {
+			return mongoerr.New(mongoerr.CodeBadValue, "Invalid value for parameter %s: %d is not greater than %d", name, n, bound)
+		}
+		return nil
+	}
+}
+
+// intParamCheck is an integer parameter stored in dst after validate
+// accepts it.
+func (p *params) intParamCheck(name string, dst *int64, validate func(int64) error) *param {
+	get := func() int64 {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return *dst
+	}
+	set := func(n int64) error {
+		if err := validate(n); err != nil {
+			return err
 		}
 		p.mu.Lock()
 		*dst = n
 		p.mu.Unlock()
 		return nil
 	}
+	return p.intParamFunc(name, get, set)
+}
+
+// intParamFunc is an integer parameter read by get and validated and
+// stored by set.
+func (p *params) intParamFunc(name string, get func() int64, set func(int64) error) *param {
+	check := set
 	return &param{name: name, runtime: true, startup: true,
 		appendTo: func(d []byte, k string) []byte {
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			if *dst >= math.MinInt32 && *dst <= math.MaxInt32 {
-				return bsoncore.AppendInt32Element(d, k, int32(*dst))
+			v := get()
+			if v >= math.MinInt32 && v <= math.MaxInt32 {
+				return bsoncore.AppendInt32Element(d, k, int32(v))
 			}
-			return bsoncore.AppendInt64Element(d, k, *dst)
+			return bsoncore.AppendInt64Element(d, k, v)
 		},
 		setStr: func(s string) error {
 			n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
@@ -262,10 +309,19 @@ func cmdGetParameter(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 	}
 	n := 0
-	for _, name := range sortedKeys(p.byName) {
-		if all || hasField(req.body, name) {
+	if all {
+		for _, name := range sortedKeys(p.byName) {
 			dst = p.byName[name].appendTo(dst, name)
 			n++
+		}
+	} else {
+		elems, _ := req.body.Elements()
+		for _, el := range elems[1:] {
+			// Answered under the name asked, current or older.
+			if prm, ok := p.lookup(el.Key()); ok {
+				dst = prm.appendTo(dst, el.Key())
+				n++
+			}
 		}
 	}
 	if n == 0 {
@@ -292,21 +348,21 @@ func cmdSetParameter(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		if genericArgs[name] {
 			continue
 		}
-		prm, ok := p.byName[name]
+		prm, ok := p.lookup(name)
 		if !ok {
 			return nil, mongoerr.New(mongoerr.CodeInvalidOptions, "attempted to set unrecognized parameter [%s], use help:true to see options ", name)
 		}
 		if !prm.runtime {
 			return nil, mongoerr.New(mongoerr.CodeIllegalOperation, "not allowed to change [%s] at runtime", name)
 		}
-		if seen[name] {
+		if seen[prm.name] {
 			return nil, mongoerr.New(mongoerr.CodeInvalidOptions, "attempted to set parameter [%s] twice in the same setParameter command", name)
 		}
-		seen[name] = true
+		seen[prm.name] = true
 		toSet = append(toSet, el)
 	}
 	for i, el := range toSet {
-		prm := p.byName[el.Key()]
+		prm, _ := p.lookup(el.Key())
 		if i == 0 {
 			dst = prm.appendTo(dst, "was")
 		}

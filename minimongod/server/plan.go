@@ -18,7 +18,8 @@ type plan struct {
 	index  string // "_id_", an index name, or "" for a collection scan
 	sorted bool   // scan order satisfies the sort
 	dedupe bool   // an index scan that may see a document twice (multikey)
-	isIDEq bool
+	// point is the table key of an _id equality: one lookup, no scan.
+	point []byte
 }
 
 // planQuery picks the access path for matcher (and sort, may be nil) on c:
@@ -34,7 +35,7 @@ func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 	if id, ok := m.IDEquality(); ok {
 		k := keyenc.Append(nil, id)
 		r := storage.Range{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}}
-		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, isIDEq: true}
+		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, point: k}
 	}
 	preds := m.Predicates()
 	// Prefer equality / $in, then ranges; _id before secondary indexes.

@@ -1,7 +1,10 @@
 // Package server is minimongod's MongoDB-compatible server: it owns the
 // listeners, the client connections, command dispatch, cursors, server
-// parameters, serverStatus and the background checkpoint and journal
-// threads, over the storage package's engine.
+// parameters, serverStatus, admission control (read and write tickets with
+// FIFO queues and throughput probing), the registry of in-flight
+// operations (currentOp, killOp) and the background checkpoint, journal,
+// TTL monitor and ticket adjustment threads, over the storage package's
+// engine.
 package server
 
 import (
@@ -69,6 +72,8 @@ type Server struct {
 
 	cursors cursorRegistry
 	stats   counters
+	ops     opRegistry
+	exec    *execControl
 
 	mu       sync.Mutex
 	conns    map[*clientConn]struct{}
@@ -89,6 +94,8 @@ func New(opts *options.Options, argv []string, log *mlog.Logger, totalRAM uint64
 	s := &Server{opts: opts, argv: argv, log: log, totalRAM: totalRAM, conns: map[*clientConn]struct{}{},
 		bgStop: make(chan struct{}), shutdownReq: make(chan struct{}), started: time.Now()}
 	s.cursors.init()
+	s.ops.init()
+	s.exec = newExecControl()
 	p, err := newParams(s, opts.SetParameters)
 	if err != nil {
 		return nil, &ExitError{Code: ExitBadOptions, Err: err}

@@ -14,7 +14,7 @@ import (
 // appendWTStats appends WiredTiger statistics as mongod's
 // WiredTigerUtil::exportTableToBSON does: each "category: description"
 // becomes doc[category][description] (a long), in cursor order, plus uri.
-func appendWTStats(dst []byte, key, uri string, stats []wt.Stat) []byte {
+func appendWTStats(dst []byte, key, uri string, stats []wt.Stat, extra ...func([]byte) []byte) []byte {
 	type group struct {
 		name  string
 		stats []wt.Stat
@@ -48,6 +48,9 @@ func appendWTStats(dst []byte, key, uri string, stats []wt.Stat) []byte {
 		}
 		d, _ = bsoncore.AppendDocumentEnd(dd, gi)
 	}
+	for _, f := range extra {
+		d = f(d)
+	}
 	d, _ = bsoncore.AppendDocumentEnd(d, idx)
 	return d
 }
@@ -67,6 +70,7 @@ var statusSections = []statusSection{
 	{"network", statusNetwork},
 	{"opLatencies", statusOpLatencies},
 	{"opcounters", statusOpcounters},
+	{"queues", statusQueues},
 	{"storageEngine", statusStorageEngine},
 	{"wiredTiger", statusWiredTiger},
 }
@@ -140,16 +144,49 @@ func statusConnections(c *clientConn, d []byte) []byte {
 func statusGlobalLock(c *clientConn, d []byte) []byte {
 	return subdoc(d, "globalLock", func(d []byte) []byte {
 		d = bsoncore.AppendInt64Element(d, "totalTime", time.Since(c.s.started).Microseconds())
-		d = subdoc(d, "currentQueue", func(d []byte) []byte {
-			d = bsoncore.AppendInt32Element(d, "total", 0)
-			d = bsoncore.AppendInt32Element(d, "readers", 0)
-			return bsoncore.AppendInt32Element(d, "writers", 0)
+		r, w := c.s.exec.read.snapshot(), c.s.exec.write.snapshot()
+		// mongostat's qr/qw and ar/aw: operations queued for and holding
+		// tickets.
+		d = appendReadersWriters(d, "currentQueue", r.queued, w.queued)
+		return appendReadersWriters(d, "activeClients", r.out, w.out)
+	})
+}
+
+func appendReadersWriters(d []byte, key string, readers, writers int) []byte {
+	return subdoc(d, key, func(d []byte) []byte {
+		d = bsoncore.AppendInt32Element(d, "total", int32(readers+writers))
+		d = bsoncore.AppendInt32Element(d, "readers", int32(readers))
+		return bsoncore.AppendInt32Element(d, "writers", int32(writers))
+	})
+}
+
+// statusQueues is queues.execution as mongod 7.0+ reports it.
+func statusQueues(c *clientConn, d []byte) []byte {
+	x := c.s.exec
+	return subdoc(d, "queues", func(d []byte) []byte {
+		return subdoc(d, "execution", func(d []byte) []byte {
+			alg, _ := x.settings()
+			d = bsoncore.AppendStringElement(d, "concurrencyAdjustmentAlgorithm", alg)
+			for _, k := range []ticketKind{writeTicket, readTicket} {
+				snap := x.holder(k).snapshot()
+				d = subdoc(d, k.String(), func(d []byte) []byte {
+					d = snap.appendCounts(d)
+					return subdoc(d, "normalPriority", snap.appendNormalPriority)
+				})
+			}
+			return subdoc(d, "monitor", x.probeStats().appendMonitor)
 		})
-		return subdoc(d, "activeClients", func(d []byte) []byte {
-			d = bsoncore.AppendInt32Element(d, "total", 0)
-			d = bsoncore.AppendInt32Element(d, "readers", 0)
-			return bsoncore.AppendInt32Element(d, "writers", 0)
-		})
+	})
+}
+
+// appendConcurrentTransactions is wiredTiger.concurrentTransactions, the
+// layout of mongod before 7.0.
+func appendConcurrentTransactions(c *clientConn, d []byte) []byte {
+	return subdoc(d, "concurrentTransactions", func(d []byte) []byte {
+		for _, k := range []ticketKind{writeTicket, readTicket} {
+			d = subdoc(d, k.String(), c.s.exec.holder(k).snapshot().appendCounts)
+		}
+		return d
 	})
 }
 
@@ -194,6 +231,10 @@ func statusMetrics(c *clientConn, d []byte) []byte {
 			d = bsoncore.AppendInt64Element(d, "inserted", st.docInserted.Load())
 			d = bsoncore.AppendInt64Element(d, "returned", st.docReturned.Load())
 			return bsoncore.AppendInt64Element(d, "updated", st.docUpdated.Load())
+		})
+		d = subdoc(d, "ttl", func(d []byte) []byte {
+			d = bsoncore.AppendInt64Element(d, "deletedDocuments", st.ttlDeleted.Load())
+			return bsoncore.AppendInt64Element(d, "passes", st.ttlPasses.Load())
 		})
 		d = subdoc(d, "operation", func(d []byte) []byte {
 			d = bsoncore.AppendInt64Element(d, "scanAndOrder", st.scanAndOrder.Load())
@@ -263,5 +304,7 @@ func statusWiredTiger(c *clientConn, d []byte) []byte {
 	if err != nil {
 		return d
 	}
-	return appendWTStats(d, "wiredTiger", "statistics:", stats)
+	return appendWTStats(d, "wiredTiger", "statistics:", stats, func(d []byte) []byte {
+		return appendConcurrentTransactions(c, d)
+	})
 }

@@ -21,6 +21,8 @@ type counters struct {
 
 	checkpoints, lastCheckpointMillis atomic.Int64
 
+	ttlPasses, ttlDeleted atomic.Int64
+
 	latency [3]latencyStat // reads, writes, commands
 }
 

@@ -75,6 +75,23 @@ func (c *clientConn) withTxn(sync bool, f func() error) error {
 	}
 }
 
+// writeTxn runs f in a transaction (withTxn) as storage work with a write
+// ticket: one ticket per storage transaction, as mongod holds its ticket
+// for the time it holds the global lock.
+func (c *clientConn) writeTxn(sync bool, f func() error) error {
+	return c.storage(writeTicket, func() error { return c.withTxn(sync, f) })
+}
+
+// isInterrupted reports whether err is Interrupted (killOp).
+func isInterrupted(err error) bool {
+	var me *mongoerr.Error
+	return errors.As(err, &me) && me.Code == mongoerr.CodeInterrupted
+}
+
+// errCollectionGone stops a multi-document write whose collection was
+// dropped between two of its transactions.
+var errCollectionGone = errors.New("collection dropped")
+
 // prepareInsert gives doc an _id (an ObjectId first, as mongod does) and
 // checks it.
 func prepareInsert(doc bson.Raw) (bson.Raw, error) {
@@ -124,11 +141,9 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		prepared = append(prepared, p)
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
 	n := 0
 	if len(errs) == 0 {
-		err := c.withTxn(sync, func() error {
+		err := c.writeTxn(sync, func() error {
 			for _, d := range prepared {
 				if err := coll.Insert(c.sess, d); err != nil {
 					return err
@@ -140,10 +155,16 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			n = len(prepared)
 			prepared = nil
 		}
+		if isInterrupted(err) {
+			return nil, err
+		}
 	}
 	// One document per transaction, to report each failure in its place.
 	for i, d := range prepared {
-		if err := c.withTxn(sync, func() error { return coll.Insert(c.sess, d) }); err != nil {
+		if err := c.writeTxn(sync, func() error { return coll.Insert(c.sess, d) }); err != nil {
+			if isInterrupted(err) {
+				return nil, err
+			}
 			errs = append(errs, writeError{i, err})
 			if ordered {
 				break
@@ -279,17 +300,26 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			return res, err
 		}
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
 	if multi {
-		pks, err := c.matchingKeys(coll, m)
+		var pks [][]byte
+		err := c.storage(writeTicket, func() error {
+			var err error
+			pks, err = c.matchingKeys(coll, m)
+			return err
+		})
 		if err != nil {
 			return res, err
 		}
 		for _, pk := range pks {
 			var changed bool
-			err := c.withTxn(sync, func() error {
+			err := c.writeTxn(sync, func() error {
 				changed = false
+				if c.s.eng.Collection(db, name) != coll {
+					return errCollectionGone
+				}
+				if err := c.op.interrupted(); err != nil {
+					return err
+				}
 				doc, err := coll.Get(c.sess, pk)
 				if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
 					return errSkip
@@ -308,6 +338,9 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			if err == errSkip {
 				continue
 			}
+			if err == errCollectionGone {
+				break
+			}
 			if err != nil {
 				return res, err
 			}
@@ -317,9 +350,9 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			}
 		}
 	} else {
-		err := c.withTxn(sync, func() error {
+		err := c.writeTxn(sync, func() error {
 			res = updateResult{}
-			ex := newExecutor(c.s, coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1)
 			defer ex.detach()
 			pk, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
@@ -368,7 +401,7 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 	if err != nil {
 		return res, err
 	}
-	if err := c.withTxn(sync, func() error { return coll.Insert(c.sess, doc) }); err != nil {
+	if err := c.writeTxn(sync, func() error { return coll.Insert(c.sess, doc) }); err != nil {
 		return res, err
 	}
 	res.n = 1
@@ -380,7 +413,7 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 
 // matchingKeys returns the table keys of every document matching m.
 func (c *clientConn) matchingKeys(coll *storage.Collection, m *query.Matcher) ([][]byte, error) {
-	ex := newExecutor(c.s, coll, m, nil, 0, 0)
+	ex := c.newExecutor(coll, m, nil, 0, 0)
 	defer ex.detach()
 	var out [][]byte
 	for {
@@ -460,13 +493,11 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 	if coll == nil {
 		return 0, nil, nil
 	}
-	c.sess.Lock()
-	defer c.sess.Unlock()
 	if one {
 		var deleted bson.Raw
-		err := c.withTxn(sync, func() error {
+		err := c.writeTxn(sync, func() error {
 			deleted = nil
-			ex := newExecutor(c.s, coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1)
 			defer ex.detach()
 			pk, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
@@ -486,13 +517,24 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 		c.s.stats.docDeleted.Add(1)
 		return 1, deleted, nil
 	}
-	pks, err := c.matchingKeys(coll, m)
+	var pks [][]byte
+	err = c.storage(writeTicket, func() error {
+		var err error
+		pks, err = c.matchingKeys(coll, m)
+		return err
+	})
 	if err != nil {
 		return 0, nil, err
 	}
 	var n int64
 	for _, pk := range pks {
-		err := c.withTxn(sync, func() error {
+		err := c.writeTxn(sync, func() error {
+			if c.s.eng.Collection(db, name) != coll {
+				return errCollectionGone
+			}
+			if err := c.op.interrupted(); err != nil {
+				return err
+			}
 			doc, err := coll.Get(c.sess, pk)
 			if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
 				return errSkip
@@ -505,7 +547,11 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 		if err == errSkip {
 			continue
 		}
+		if err == errCollectionGone {
+			break
+		}
 		if err != nil {
+			c.s.stats.docDeleted.Add(n)
 			return n, nil, err
 		}
 		n++
