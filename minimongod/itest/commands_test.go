@@ -444,3 +444,39 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestServerSideIDAndSortLimit(t *testing.T) {
+	s := start(t)
+	// The driver adds _id itself; a raw insert command shows the server's.
+	s.run(t, "test", bson.D{{Key: "insert", Value: "gen"}, {Key: "documents", Value: bson.A{bson.M{"a": 1}}}})
+	var doc bson.M
+	if err := s.db("test").Collection("gen").FindOne(ctx, bson.M{"a": 1}).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := doc["_id"].(bson.ObjectID); !ok {
+		t.Errorf("server-side _id = %T %v, want an ObjectId", doc["_id"], doc["_id"])
+	}
+	c := s.db("test").Collection("sorted")
+	var docs []any
+	for i := 0; i < 100; i++ {
+		docs = append(docs, bson.M{"_id": i, "v": 100 - i, "pad": strings.Repeat("p", 200)})
+	}
+	c.InsertMany(ctx, docs)
+	s.run(t, "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryExecMaxBlockingSortBytes", Value: 10000}})
+	_, err := c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"v": 1}))
+	var ce mongo.CommandError
+	if !errorsAs(err, &ce) || ce.Code != 292 || !strings.Contains(ce.Message, "Sort exceeded memory limit of 10000 bytes") {
+		t.Errorf("in-memory sort past the limit: %v", err)
+	}
+	// Through an index the same sort needs no memory.
+	c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}}})
+	cur, err := c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"v": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bson.M
+	cur.All(ctx, &got)
+	if len(got) != 100 || got[0]["v"] != int32(1) {
+		t.Errorf("sort by index: %d docs, first %v", len(got), got[0])
+	}
+}
