@@ -8,6 +8,7 @@ package keyenc
 import (
 	"encoding/binary"
 	"math"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -90,7 +91,7 @@ func appendBody(dst []byte, v bsoncore.Value) []byte {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
 		return appendNumber(dst, v)
 	case bsoncore.TypeString, bsoncore.TypeSymbol, bsoncore.TypeJavaScript:
-		return appendString(dst, strBytes(v.Data))
+		return appendString(dst, rawbson.StringBytes(v.Data))
 	case bsoncore.TypeEmbeddedDocument:
 		return appendDoc(dst, v.Data, true)
 	case bsoncore.TypeArray:
@@ -184,9 +185,9 @@ func appendString(dst, s []byte) []byte {
 // appendDoc encodes each element as tag, name (documents only) and body,
 // then tagEnd. Names are C strings, so a 0x00 terminator preserves order.
 func appendDoc(dst, doc []byte, names bool) []byte {
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return append(dst, tagEnd)
 		}
@@ -207,7 +208,7 @@ func appendSized(dst, data []byte) []byte {
 
 // appendRegex encodes pattern and options as terminated C strings.
 func appendRegex(dst, data []byte) []byte {
-	pat, opts := cstrings(data)
+	pat, opts := rawbson.RegexParts(data)
 	dst = append(append(dst, pat...), 0)
 	return append(append(dst, opts...), 0)
 }
@@ -218,7 +219,7 @@ func appendCodeWithScope(dst, data []byte) []byte {
 		return appendDoc(appendString(dst, nil), nil, true)
 	}
 	s := data[4:]
-	code := strBytes(s)
+	code := rawbson.StringBytes(s)
 	var scope []byte
 	if len(s) >= 4 {
 		n := int(int32(binary.LittleEndian.Uint32(s)))

@@ -2,6 +2,7 @@ package query
 
 import (
 	"math"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -45,9 +46,9 @@ func (p sizePred) matchValue(v bsoncore.Value) bool {
 		return false
 	}
 	var n int64
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		if _, _, ok := it.next(); !ok {
+		if _, _, ok := it.Next(); !ok {
 			return n == p.n
 		}
 		n++
@@ -74,9 +75,9 @@ func compileAll(p path, v bsoncore.Value, depth int) (node, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "$all needs an array")
 	}
 	var out andNode
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -95,8 +96,8 @@ func compileAll(p path, v bsoncore.Value, depth int) (node, error) {
 // compileAllElement compiles one element of $all.
 func compileAllElement(p path, e bsoncore.Value, depth int) (node, error) {
 	if isOperatorDoc(e) {
-		it := newIter(e.Data)
-		k, _, _ := it.next()
+		it := rawbson.NewIter(e.Data)
+		k, _, _ := it.Next()
 		if string(k) != "$elemMatch" {
 			return nil, mongoerr.New(mongoerr.CodeBadValue, "no $ expressions in $all")
 		}
@@ -120,9 +121,9 @@ func (p *elemMatchPred) matchValue(v bsoncore.Value) bool {
 	if v.Type != bsoncore.TypeArray {
 		return false
 	}
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false
 		}
@@ -157,8 +158,8 @@ func compileElemMatch(p path, v bsoncore.Value, depth int) (node, error) {
 // startsWithLogical reports whether a document's first key is a top-level
 // logical operator, which makes $elemMatch use object form.
 func startsWithLogical(doc []byte) bool {
-	it := newIter(doc)
-	k, _, _ := it.next()
+	it := rawbson.NewIter(doc)
+	k, _, _ := it.Next()
 	switch string(k) {
 	case "$and", "$or", "$nor", "$comment", "$expr", "$where":
 		return true
@@ -208,9 +209,9 @@ func newTypePred(v bsoncore.Value) (*typePred, error) {
 	if v.Type != bsoncore.TypeArray {
 		return p, p.add(v)
 	}
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return p, nil
 		}
@@ -223,7 +224,7 @@ func newTypePred(v bsoncore.Value) (*typePred, error) {
 // add appends one type given by alias or numeric code.
 func (p *typePred) add(v bsoncore.Value) error {
 	if v.Type == bsoncore.TypeString {
-		name := string(strBytes(v.Data))
+		name := string(rawbson.StringBytes(v.Data))
 		t, ok := typeAliases[name]
 		if !ok {
 			return mongoerr.New(mongoerr.CodeBadValue, "Unknown type name alias: %s", name)
@@ -297,9 +298,9 @@ func newModPred(v bsoncore.Value) (modPred, error) {
 		return modPred{}, mongoerr.New(mongoerr.CodeBadValue, "malformed mod, needs to be an array")
 	}
 	var nums []int64
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}

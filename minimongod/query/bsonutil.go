@@ -1,60 +1,19 @@
 package query
 
 import (
-	"encoding/binary"
 	"strconv"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
 
-// iter walks the elements of a BSON document or array without allocating.
-// Malformed input simply ends the iteration.
-type iter struct{ rest []byte }
-
-// newIter returns an iterator over the elements of doc (a document or array).
-func newIter(doc []byte) iter {
-	if len(doc) < 5 {
-		return iter{}
-	}
-	n := int(int32(binary.LittleEndian.Uint32(doc)))
-	if n < 5 || n > len(doc) {
-		return iter{}
-	}
-	return iter{rest: doc[4 : n-1]}
-}
-
-// next returns the next element's key and value.
-func (it *iter) next() (key []byte, v bsoncore.Value, ok bool) {
-	r := it.rest
-	if len(r) < 2 {
-		it.rest = nil
-		return nil, v, false
-	}
-	t := bsoncore.Type(r[0])
-	end := 1
-	for end < len(r) && r[end] != 0 {
-		end++
-	}
-	if end >= len(r) {
-		it.rest = nil
-		return nil, v, false
-	}
-	v, rem, ok := bsoncore.ReadValue(r[end+1:], t)
-	if !ok {
-		it.rest = nil
-		return nil, v, false
-	}
-	it.rest = rem
-	return r[1:end], v, true
-}
-
 // lookupField returns the value of the top-level field name in doc.
 func lookupField(doc []byte, name string) (bsoncore.Value, bool) {
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return bsoncore.Value{}, false
 		}
@@ -66,9 +25,9 @@ func lookupField(doc []byte, name string) (bsoncore.Value, bool) {
 
 // arrayIndex returns the i-th element of the BSON array arr.
 func arrayIndex(arr []byte, i int) (bsoncore.Value, bool) {
-	it := newIter(arr)
+	it := rawbson.NewIter(arr)
 	for n := 0; ; n++ {
-		_, v, ok := it.next()
+		_, v, ok := it.Next()
 		if !ok {
 			return bsoncore.Value{}, false
 		}
@@ -124,37 +83,6 @@ func arrayIdx(s string) (int, bool) {
 	return n, err == nil
 }
 
-// strBytes returns the bytes of a string-like value (string, symbol,
-// JavaScript), tolerating malformed data.
-func strBytes(data []byte) []byte {
-	if len(data) < 5 {
-		return nil
-	}
-	n := int(int32(binary.LittleEndian.Uint32(data)))
-	if n < 1 || 4+n > len(data) {
-		return nil
-	}
-	return data[4 : 4+n-1]
-}
-
-// cstrings splits regex data into pattern and options.
-func cstrings(data []byte) (a, b []byte) {
-	i := 0
-	for i < len(data) && data[i] != 0 {
-		i++
-	}
-	a = data[:i]
-	if i >= len(data) {
-		return a, nil
-	}
-	rest := data[i+1:]
-	j := 0
-	for j < len(rest) && rest[j] != 0 {
-		j++
-	}
-	return a, rest[:j]
-}
-
 // isNumber reports whether t is a numeric BSON type.
 func isNumber(t bsoncore.Type) bool {
 	switch t {
@@ -169,8 +97,8 @@ func isOperatorDoc(v bsoncore.Value) bool {
 	if v.Type != bsoncore.TypeEmbeddedDocument {
 		return false
 	}
-	it := newIter(v.Data)
-	k, _, ok := it.next()
+	it := rawbson.NewIter(v.Data)
+	k, _, ok := it.Next()
 	return ok && len(k) > 0 && k[0] == '$'
 }
 

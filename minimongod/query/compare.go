@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/big"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -68,7 +69,7 @@ func compareSameRank(a, b bsoncore.Value) int {
 	case bsoncore.TypeInt32, bsoncore.TypeInt64, bsoncore.TypeDouble, bsoncore.TypeDecimal128:
 		return compareNumbers(a, b)
 	case bsoncore.TypeString, bsoncore.TypeSymbol, bsoncore.TypeJavaScript:
-		return bytes.Compare(strBytes(a.Data), strBytes(b.Data))
+		return bytes.Compare(rawbson.StringBytes(a.Data), rawbson.StringBytes(b.Data))
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
 		return compareDocs(a.Data, b.Data)
 	case bsoncore.TypeBinary:
@@ -92,10 +93,10 @@ func compareSameRank(a, b bsoncore.Value) int {
 // compareDocs compares documents (or arrays) element by element: canonical
 // type, then field name, then value; a shorter document sorts first.
 func compareDocs(a, b []byte) int {
-	ia, ib := newIter(a), newIter(b)
+	ia, ib := rawbson.NewIter(a), rawbson.NewIter(b)
 	for {
-		ka, va, oka := ia.next()
-		kb, vb, okb := ib.next()
+		ka, va, oka := ia.Next()
+		kb, vb, okb := ib.Next()
 		switch {
 		case !oka && !okb:
 			return 0
@@ -132,8 +133,8 @@ func compareBinary(a, b []byte) int {
 
 // compareRegex orders by pattern, then by options.
 func compareRegex(a, b []byte) int {
-	pa, oa := cstrings(a)
-	pb, ob := cstrings(b)
+	pa, oa := rawbson.RegexParts(a)
+	pb, ob := rawbson.RegexParts(b)
 	if c := bytes.Compare(pa, pb); c != 0 {
 		return c
 	}
@@ -156,7 +157,7 @@ func splitCodeWithScope(d []byte) (code, scope []byte) {
 		return nil, nil
 	}
 	s := d[4:]
-	code = strBytes(s)
+	code = rawbson.StringBytes(s)
 	if len(s) < 4 {
 		return code, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -53,7 +54,7 @@ func writeValue(sb *strings.Builder, v bsoncore.Value, depth int) {
 	case bsoncore.TypeDouble:
 		writeDouble(sb, floatOf(v))
 	case bsoncore.TypeString, bsoncore.TypeSymbol:
-		sb.WriteString(strconv.Quote(string(strBytes(v.Data))))
+		sb.WriteString(strconv.Quote(string(rawbson.StringBytes(v.Data))))
 	case bsoncore.TypeEmbeddedDocument, bsoncore.TypeArray:
 		writeContainer(sb, v, depth)
 	case bsoncore.TypeObjectID:
@@ -103,10 +104,10 @@ func writeContainer(sb *strings.Builder, v bsoncore.Value, depth int) {
 		open, close = "[ ", " ]"
 	}
 	sb.WriteString(open)
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	n := 0
 	for {
-		k, e, ok := it.next()
+		k, e, ok := it.Next()
 		if !ok {
 			break
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -84,9 +85,9 @@ func compileDoc(filter []byte, depth int) (node, error) {
 			"exceeded depth limit of %d when parsing query", maxFilterDepth)
 	}
 	var out andNode
-	it := newIter(filter)
+	it := rawbson.NewIter(filter)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -141,9 +142,9 @@ func compileLogical(v bsoncore.Value, depth int) ([]node, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "$and/$or/$nor must be a nonempty array")
 	}
 	var children []node
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -181,10 +182,10 @@ func compilePathValue(p path, v bsoncore.Value, depth int) (node, error) {
 // compileOperators compiles an operator document {$gt: 1, $lt: 5} on p.
 func compileOperators(p path, ops []byte, depth int) (node, error) {
 	var out andNode
-	it := newIter(ops)
+	it := rawbson.NewIter(ops)
 	var regex, options *bsoncore.Value
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -274,8 +275,8 @@ func compileNot(p path, v bsoncore.Value, depth int) (node, error) {
 		}
 		return notNode{&pathNode{p: p, pred: rp}}, nil
 	case bsoncore.TypeEmbeddedDocument:
-		it := newIter(v.Data)
-		k, _, ok := it.next()
+		it := rawbson.NewIter(v.Data)
+		k, _, ok := it.Next()
 		if !ok {
 			return nil, mongoerr.New(mongoerr.CodeBadValue, "$not cannot be empty")
 		}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -83,9 +84,9 @@ func (n *pathNode) walkArray(v bsoncore.Value, i int) bool {
 			return true
 		}
 	}
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false
 		}
@@ -103,9 +104,9 @@ func (n *pathNode) leaf(v bsoncore.Value) bool {
 	if v.Type != bsoncore.TypeArray || !n.pred.expand() {
 		return false
 	}
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return false
 		}

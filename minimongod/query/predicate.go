@@ -3,6 +3,7 @@ package query
 import (
 	"math"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -73,9 +74,9 @@ func (s *predSet) get(path string) *Predicate {
 
 // addDoc adds the conditions of a filter document.
 func (s *predSet) addDoc(doc []byte, depth int) {
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return
 		}
@@ -94,9 +95,9 @@ func (s *predSet) addDoc(doc []byte, depth int) {
 
 // addAnd adds every clause of a $and array.
 func (s *predSet) addAnd(arr []byte, depth int) {
-	it := newIter(arr)
+	it := rawbson.NewIter(arr)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return
 		}
@@ -108,9 +109,9 @@ func (s *predSet) addAnd(arr []byte, depth int) {
 
 // addOps adds the indexable operators of an operator document.
 func (s *predSet) addOps(path string, ops []byte) {
-	it := newIter(ops)
+	it := rawbson.NewIter(ops)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return
 		}
@@ -268,18 +269,18 @@ func dateVal(ms int64) bsoncore.Value {
 
 // deriveIDEquality recognises {_id: v} and {_id: {$eq: v}}.
 func deriveIDEquality(filter []byte) (bsoncore.Value, bool) {
-	it := newIter(filter)
-	k, v, ok := it.next()
+	it := rawbson.NewIter(filter)
+	k, v, ok := it.Next()
 	if !ok || string(k) != "_id" {
 		return bsoncore.Value{}, false
 	}
-	if _, _, more := it.next(); more {
+	if _, _, more := it.Next(); more {
 		return bsoncore.Value{}, false
 	}
 	if isOperatorDoc(v) {
-		ops := newIter(v.Data)
-		op, ov, _ := ops.next()
-		if _, _, more := ops.next(); more || string(op) != "$eq" {
+		ops := rawbson.NewIter(v.Data)
+		op, ov, _ := ops.Next()
+		if _, _, more := ops.Next(); more || string(op) != "$eq" {
 			return bsoncore.Value{}, false
 		}
 		v = ov

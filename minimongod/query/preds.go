@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -109,9 +110,9 @@ type inPred struct {
 // newInPred builds an $in predicate from the array operand.
 func newInPred(arr []byte) (*inPred, error) {
 	p := &inPred{}
-	it := newIter(arr)
+	it := rawbson.NewIter(arr)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -166,7 +167,7 @@ type regexPred struct {
 
 // newRegexPred builds a predicate from a BSON regex value.
 func newRegexPred(v bsoncore.Value) (*regexPred, error) {
-	pat, opts := cstrings(v.Data)
+	pat, opts := rawbson.RegexParts(v.Data)
 	return buildRegex(string(pat), string(opts))
 }
 
@@ -199,9 +200,9 @@ func (p *regexPred) matchMissing() bool { return false }
 func (p *regexPred) matchValue(v bsoncore.Value) bool {
 	switch v.Type {
 	case bsoncore.TypeString, bsoncore.TypeSymbol:
-		return p.re.Match(strBytes(v.Data))
+		return p.re.Match(rawbson.StringBytes(v.Data))
 	case bsoncore.TypeRegex:
-		pat, opts := cstrings(v.Data)
+		pat, opts := rawbson.RegexParts(v.Data)
 		return string(pat) == p.pattern && string(opts) == p.options
 	}
 	return false
@@ -217,14 +218,14 @@ func compileRegexOperator(p path, regex, options *bsoncore.Value) (node, error) 
 		if options.Type != bsoncore.TypeString {
 			return nil, mongoerr.New(mongoerr.CodeBadValue, "$options has to be a string")
 		}
-		opts = string(strBytes(options.Data))
+		opts = string(rawbson.StringBytes(options.Data))
 	}
 	var pattern string
 	switch regex.Type {
 	case bsoncore.TypeString:
-		pattern = string(strBytes(regex.Data))
+		pattern = string(rawbson.StringBytes(regex.Data))
 	case bsoncore.TypeRegex:
-		pat, o := cstrings(regex.Data)
+		pat, o := rawbson.RegexParts(regex.Data)
 		if len(o) > 0 && options != nil {
 			return nil, mongoerr.New(mongoerr.CodeBadValue, "options set in both $regex and $options")
 		}

@@ -3,6 +3,7 @@ package query
 import (
 	"strconv"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -61,9 +62,9 @@ func CompileProjection(spec bson.Raw) (*Projection, error) {
 
 // flattenProjection reads spec into dotted paths and their include flags.
 func flattenProjection(spec []byte, prefix string, fields map[string]bool, order *[]string) error {
-	it := newIter(spec)
+	it := rawbson.NewIter(spec)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return nil
 		}
@@ -164,9 +165,9 @@ func (p *Projection) Apply(dst []byte, doc bson.Raw) []byte {
 // includeDoc appends doc keeping only the fields in n.
 func includeDoc(dst, doc []byte, n *projNode) []byte {
 	idx, dst := bsoncore.AppendDocumentStart(dst)
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -191,10 +192,10 @@ func includeDoc(dst, doc []byte, n *projNode) []byte {
 // scalars are dropped.
 func includeArray(dst, arr []byte, n *projNode) []byte {
 	idx, dst := bsoncore.AppendArrayStart(dst)
-	it := newIter(arr)
+	it := rawbson.NewIter(arr)
 	i := 0
 	for {
-		_, v, ok := it.next()
+		_, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -217,9 +218,9 @@ func includeArray(dst, arr []byte, n *projNode) []byte {
 // excludeDoc appends doc without the fields in n.
 func excludeDoc(dst, doc []byte, n *projNode) []byte {
 	idx, dst := bsoncore.AppendDocumentStart(dst)
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -245,9 +246,9 @@ func excludeDoc(dst, doc []byte, n *projNode) []byte {
 // excludeArray applies an exclusion subtree to each document in an array.
 func excludeArray(dst, arr []byte, n *projNode) []byte {
 	idx, dst := bsoncore.AppendArrayStart(dst)
-	it := newIter(arr)
+	it := rawbson.NewIter(arr)
 	for i := 0; ; i++ {
-		_, v, ok := it.next()
+		_, v, ok := it.Next()
 		if !ok {
 			break
 		}

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"wtd/minimongod/rawbson"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -22,9 +24,9 @@ type Sort struct {
 // CompileSort parses a sort specification {field: 1 | -1, ...}.
 func CompileSort(spec bson.Raw) (*Sort, error) {
 	s := &Sort{}
-	it := newIter(spec)
+	it := rawbson.NewIter(spec)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return s, nil
 		}
@@ -158,9 +160,9 @@ func (e *keyExtractor) walk(v bsoncore.Value, i int) {
 				e.descend(c, i)
 			}
 		}
-		it := newIter(v.Data)
+		it := rawbson.NewIter(v.Data)
 		for {
-			_, el, ok := it.next()
+			_, el, ok := it.Next()
 			if !ok {
 				return
 			}
@@ -183,10 +185,10 @@ func (e *keyExtractor) descend(c bsoncore.Value, i int) {
 		e.offer(sortKey{v: c, found: true})
 		return
 	}
-	it := newIter(c.Data)
+	it := rawbson.NewIter(c.Data)
 	n := 0
 	for {
-		_, el, ok := it.next()
+		_, el, ok := it.Next()
 		if !ok {
 			break
 		}

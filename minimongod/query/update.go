@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -75,15 +76,15 @@ func (u *Update) IsReplacement() bool { return u.isRepl }
 // $inc, $mul, $min, $max, $rename, $setOnInsert, $currentDate, $push,
 // $addToSet, $pop, $pull, $pullAll) or a replacement with no $ fields.
 func CompileUpdate(u bson.Raw) (*Update, error) {
-	it := newIter(u)
-	k, _, ok := it.next()
+	it := rawbson.NewIter(u)
+	k, _, ok := it.Next()
 	if !ok || len(k) == 0 || k[0] != '$' {
 		return compileReplacement(u)
 	}
 	up := &Update{}
-	it = newIter(u)
+	it = rawbson.NewIter(u)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -96,9 +97,9 @@ func CompileUpdate(u bson.Raw) (*Update, error) {
 
 // compileReplacement validates a replacement document.
 func compileReplacement(u bson.Raw) (*Update, error) {
-	it := newIter(u)
+	it := rawbson.NewIter(u)
 	for {
-		k, _, ok := it.next()
+		k, _, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -125,10 +126,10 @@ func (u *Update) addModifier(name string, v bsoncore.Value) error {
 			"Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s: %s}",
 			TypeName(v.Type), name, formatValue(v))
 	}
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	n := 0
 	for {
-		k, arg, ok := it.next()
+		k, arg, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -202,7 +203,7 @@ func newRenameOp(op *updateOp) (*updateOp, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue,
 			"The 'to' field for $rename must be a string: %s", formatElem(op.path, op.arg))
 	}
-	to := string(strBytes(op.arg.Data))
+	to := string(rawbson.StringBytes(op.arg.Data))
 	if err := checkUpdatePath(to); err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func checkCurrentDate(op *updateOp) error {
 	}
 	if op.arg.Type == bsoncore.TypeEmbeddedDocument {
 		t, ok := lookupField(op.arg.Data, "$type")
-		if s := string(strBytes(t.Data)); ok && t.Type == bsoncore.TypeString && (s == "date" || s == "timestamp") {
+		if s := string(rawbson.StringBytes(t.Data)); ok && t.Type == bsoncore.TypeString && (s == "date" || s == "timestamp") {
 			return nil
 		}
 	}
@@ -245,9 +246,9 @@ func parseEach(op *updateOp) error {
 		op.each = []bsoncore.Value{op.arg}
 		return nil
 	}
-	it := newIter(op.arg.Data)
+	it := rawbson.NewIter(op.arg.Data)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"time"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -110,9 +111,9 @@ func replaceWithID(repl []byte, id bsoncore.Value, hasID bool) (bson.Raw, error)
 
 // appendAllBut appends every element of doc except those named skip.
 func appendAllBut(dst, doc []byte, skip string) []byte {
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return dst
 		}
@@ -128,8 +129,8 @@ func moveIDFirst(doc []byte) bson.Raw {
 	if !ok {
 		return doc
 	}
-	it := newIter(doc)
-	if k, _, _ := it.next(); string(k) == "_id" {
+	it := rawbson.NewIter(doc)
+	if k, _, _ := it.Next(); string(k) == "_id" {
 		return doc
 	}
 	idx, dst := bsoncore.AppendDocumentStart(make([]byte, 0, len(doc)))
@@ -144,10 +145,10 @@ func moveIDFirst(doc []byte) bson.Raw {
 func applyDoc(dst, doc []byte, n *updNode, ctx *applyCtx) ([]byte, error) {
 	idx, dst := bsoncore.AppendDocumentStart(dst)
 	seen := make([]bool, len(n.kids))
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	var err error
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -247,10 +248,10 @@ func applyArray(dst []byte, key string, cur bsoncore.Value, c *updNode, ctx *app
 	idx, dst := bsoncore.AppendArrayStart(dst)
 	seen := make([]bool, len(c.kids))
 	n := 0
-	it := newIter(cur.Data)
+	it := rawbson.NewIter(cur.Data)
 	var err error
 	for ; ; n++ {
-		_, v, ok := it.next()
+		_, v, ok := it.Next()
 		if !ok {
 			break
 		}
@@ -313,18 +314,18 @@ func equalityDoc(filter []byte) ([]byte, error) {
 // collectEqualities gathers {path: v} and {path: {$eq: v}} conditions,
 // including those inside top-level $and.
 func collectEqualities(doc []byte, ops *[]*updateOp, depth int) {
-	it := newIter(doc)
+	it := rawbson.NewIter(doc)
 	for {
-		k, v, ok := it.next()
+		k, v, ok := it.Next()
 		if !ok {
 			return
 		}
 		key := string(k)
 		switch {
 		case key == "$and" && v.Type == bsoncore.TypeArray && depth < maxFilterDepth:
-			ai := newIter(v.Data)
+			ai := rawbson.NewIter(v.Data)
 			for {
-				_, e, ok := ai.next()
+				_, e, ok := ai.Next()
 				if !ok {
 					break
 				}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"wtd/minimongod/rawbson"
 
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
@@ -134,7 +135,7 @@ func (op *updateOp) currentDate(ctx *applyCtx) bsoncore.Value {
 		ctx.now = time.Now()
 	}
 	if op.arg.Type == bsoncore.TypeEmbeddedDocument {
-		if t, _ := lookupField(op.arg.Data, "$type"); string(strBytes(t.Data)) == "timestamp" {
+		if t, _ := lookupField(op.arg.Data, "$type"); string(rawbson.StringBytes(t.Data)) == "timestamp" {
 			return bsoncore.Value{Type: bsoncore.TypeTimestamp,
 				Data: bsoncore.AppendTimestamp(nil, uint32(ctx.now.Unix()), 1)}
 		}
@@ -145,9 +146,9 @@ func (op *updateOp) currentDate(ctx *applyCtx) bsoncore.Value {
 // arrayValues returns the elements of an array value.
 func arrayValues(v bsoncore.Value) []bsoncore.Value {
 	var out []bsoncore.Value
-	it := newIter(v.Data)
+	it := rawbson.NewIter(v.Data)
 	for {
-		_, e, ok := it.next()
+		_, e, ok := it.Next()
 		if !ok {
 			return out
 		}
