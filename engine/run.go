@@ -67,6 +67,7 @@ type Run struct {
 	finished bool
 	virt     string
 	loadedNS string
+	current  string // title of the running step
 	// restartsAt holds each server's restart count at the end of the last
 	// step, to tell whether a step follows a restart.
 	restartsAt map[*Server]int

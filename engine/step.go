@@ -63,8 +63,10 @@ func (r *Run) defaultServer() *Server {
 
 // Step runs fn as a recorded step: the settings in force and the
 // cache-state provenance at the start, fn's result, and the server-side
-// deltas over the step. A failing fn fails the step (recorded) and the
-// error is returned; what was recorded stays.
+// deltas over the step, computed from the samples taken at its start and
+// end (recorded with the others) and the peaks the sampler saw between. A
+// failing fn fails the step (recorded) and the error is returned; what was
+// recorded stays.
 func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Context) (any, error)) (StepRecord, error) {
 	if spec.Name == "" {
 		return StepRecord{}, errors.New("step: name is required")
@@ -85,6 +87,7 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 		rec.Provenance = r.provenance(ctx, srv, spec)
 		if m, err := srv.sampleStatus(ctx); err == nil {
 			before = m
+			r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), m)
 		}
 		tracker = r.sampler.track(srv, CacheMetric("bytes currently in the cache"), CacheMetric("tracked dirty bytes in the cache"))
 		defer r.sampler.untrack(tracker)
@@ -98,6 +101,8 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	}
 	rec.ID = id
 	r.Eventf("info", "step", "%s started", stepTitle(spec))
+	r.setCurrent(stepTitle(spec))
+	defer r.setCurrent("")
 
 	result, ferr := fn(ctx)
 	if ferr != nil && srv != nil {
@@ -110,6 +115,7 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	if srv != nil && before != nil && srv.available() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		if after, err := srv.sampleStatus(sctx); err == nil {
+			r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), after)
 			tracker.observe(before)
 			tracker.observe(after)
 			rec.Server = serverDeltas(before, after, tracker, result)
@@ -159,6 +165,19 @@ func stepTitle(spec StepSpec) string {
 		parts = append(parts, fmt.Sprintf("%s=%v", k, spec.Labels[k]))
 	}
 	return spec.Name + " (" + strings.Join(parts, " ") + ")"
+}
+
+func (r *Run) setCurrent(title string) {
+	r.mu.Lock()
+	r.current = title
+	r.mu.Unlock()
+}
+
+// CurrentStep returns the title of the step running now, or "".
+func (r *Run) CurrentStep() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.current
 }
 
 // Settings are the server settings in force, from getCmdLineOpts and

@@ -161,7 +161,14 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 			retErr = &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: panic: %v", r.ID, p)}
 		}
 	}()
-	_, perr := luabind.RunPlaybook(runCtx, path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: progress.update})
+	// Progress names the running step, then the task (e.g. "workload bench.c").
+	update := func(task string, done, total int64) {
+		if step := r.CurrentStep(); step != "" {
+			task = step + ": " + task
+		}
+		progress.update(task, done, total)
+	}
+	_, perr := luabind.RunPlaybook(runCtx, path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: update})
 	switch {
 	case perr == nil:
 		finish(engine.StatusOK, "")
