@@ -88,7 +88,7 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 	if opt.By != "" {
 		header = append(header, opt.By)
 	}
-	header = append(header, "step", "round", "status", "ops", "ops/s", "p50 ms", "p99 ms", "pages read", "pages/op", "cache peak MB", "dirty peak MB", "verdict")
+	header = append(header, "step", "round", "status", "ops", "ops/s", "p50 ms", "p99 ms", "pages read", "pages/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
 	t.AppendHeader(header)
 	groups := map[string][]float64{}
 	var order []string
@@ -121,9 +121,13 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 					break
 				}
 			}
-			row = append(row, fmt.Sprintf("%.0f", d.PagesRead), perOp, fmt.Sprintf("%.1f", d.CacheUsedPeak/1e6), fmt.Sprintf("%.1f", d.DirtyPeak/1e6))
+			appEvict := ""
+			if d.AppEvictMicros != nil {
+				appEvict = fmt.Sprintf("%.1f", *d.AppEvictMicros/1000)
+			}
+			row = append(row, fmt.Sprintf("%.0f", d.PagesRead), perOp, fmt.Sprintf("%.1f", d.CacheUsedPeak/1e6), fmt.Sprintf("%.1f", d.DirtyPeak/1e6), appEvict)
 		} else {
-			row = append(row, "", "", "", "")
+			row = append(row, "", "", "", "", "")
 		}
 		verdict := ""
 		if st.Provenance != nil {

@@ -16,6 +16,8 @@ import (
 // StepSpec names a recorded step. Server is the server whose settings and
 // counters the step records (default: the run's only server); NS is the
 // data set ("db.coll") its provenance describes (default: the last loaded).
+// With several servers running, a step without Server records no server
+// settings or deltas.
 type StepSpec struct {
 	Name   string
 	Labels map[string]any
@@ -52,11 +54,17 @@ func (r *Run) Steps() []StepRecord {
 	return append([]StepRecord(nil), r.steps...)
 }
 
+// defaultServer is the server a step describes when it names none: the
+// only one that is running.
 func (r *Run) defaultServer() *Server {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.servers) == 1 {
-		return r.servers[0]
+	var running []*Server
+	for _, s := range r.Servers() {
+		if s.available() {
+			running = append(running, s)
+		}
+	}
+	if len(running) == 1 {
+		return running[0]
 	}
 	return nil
 }
