@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"strings"
-
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -54,11 +52,3 @@ func flattenInto(out map[string]float64, prefix string, doc bsoncore.Document) {
 
 // CacheMetric names a serverStatus field by its path under wiredTiger.cache.
 func CacheMetric(desc string) string { return "wiredTiger.cache." + desc }
-
-// metricPrefix strips a trailing dot-less suffix; used in report columns.
-func shortMetric(name string) string {
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		return name[i+1:]
-	}
-	return name
-}

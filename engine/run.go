@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -211,9 +210,6 @@ func levelFor(status string) string {
 }
 
 func redact(s string) string { return store.RedactURI(s) }
-
-// logPath returns a file in the run's directory.
-func (r *Run) logPath(name string) string { return filepath.Join(r.dir, name) }
 
 func (r *Run) hostVirt(context.Context) string { return r.virt }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -478,5 +479,29 @@ func TestServerSideIDAndSortLimit(t *testing.T) {
 	cur.All(ctx, &got)
 	if len(got) != 100 || got[0]["v"] != int32(1) {
 		t.Errorf("sort by index: %d docs, first %v", len(got), got[0])
+	}
+}
+
+func TestIdleCursorsTimeOut(t *testing.T) {
+	s := start(t, "--setParameter", "cursorTimeoutMillis=300")
+	c := s.db("test").Collection("cur")
+	var docs []any
+	for i := 0; i < 50; i++ {
+		docs = append(docs, bson.M{"_id": i})
+	}
+	c.InsertMany(ctx, docs)
+	first := s.run(t, "test", bson.D{{Key: "find", Value: "cur"}, {Key: "batchSize", Value: 5}})
+	id := first["cursor"].(bson.M)["id"].(int64)
+	if id == 0 {
+		t.Fatal("no cursor left open")
+	}
+	time.Sleep(1500 * time.Millisecond)
+	ce := s.runErr(t, "test", bson.D{{Key: "getMore", Value: id}, {Key: "collection", Value: "cur"}})
+	if ce.Code != 43 {
+		t.Errorf("getMore on an idle cursor after its timeout: %v", ce)
+	}
+	ss := s.run(t, "admin", bson.D{{Key: "serverStatus", Value: 1}})
+	if n := ss["metrics"].(bson.M)["cursor"].(bson.M)["timedOut"]; n != int64(1) {
+		t.Errorf("metrics.cursor.timedOut = %v", n)
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"wtd/minimongod/mlog"
 )
 
-// startBackground starts the checkpoint thread (every syncdelay seconds),
+// startBackground starts the idle-cursor reaper, the checkpoint thread
+// (every syncdelay seconds),
 // the journal flusher (every journalCommitInterval ms), the TTL monitor and
 // the ticket concurrency adjustment, as mongod runs them. shutdown joins
 // them through bgStop and bgDone.
 func (s *Server) startBackground() {
-	s.bgDone.Add(4)
+	s.bgDone.Add(5)
+	go s.cursorLoop()
 	go s.checkpointLoop()
 	go s.journalLoop()
 	go s.ttlLoop()
@@ -71,6 +73,26 @@ func (s *Server) journalLoop() {
 		}
 		if err := ws.LogFlush(true); err != nil {
 			s.log.Error("STORAGE", 22430, "JournalFlusher", "journal flush failed", mlog.A("error", err.Error()))
+		}
+	}
+}
+
+// cursorLoop closes cursors idle longer than cursorTimeoutMillis, as
+// mongod's client cursor monitor does (every 4 s, or more often for short
+// timeouts).
+func (s *Server) cursorLoop() {
+	defer s.bgDone.Done()
+	for {
+		timeout := time.Duration(s.params.cursorTimeout()) * time.Millisecond
+		every := min(4*time.Second, max(timeout/4, 50*time.Millisecond))
+		select {
+		case <-s.bgStop:
+			return
+		case <-time.After(every):
+		}
+		if n := s.cursors.expire(timeout); n > 0 {
+			s.stats.cursorsTimedOut.Add(int64(n))
+			s.log.Info("QUERY", 20529, "clientcursormon", "Cursors timed out", mlog.A("numTimedOut", n))
 		}
 	}
 }

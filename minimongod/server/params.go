@@ -38,7 +38,6 @@ type params struct {
 	cursorTimeoutMillis int64
 	maxSortBytes        int64
 	logLevel            int64
-	notablescan         bool
 	ttlEnabled          bool
 	ttlSleepSecs        int64
 }
@@ -52,7 +51,6 @@ func newParams(s *Server, startup []options.Param) (*params, error) {
 	p.register(p.intParam("cursorTimeoutMillis", &p.cursorTimeoutMillis, 1, math.MaxInt64))
 	p.register(p.intParam("internalQueryExecMaxBlockingSortBytes", &p.maxSortBytes, 0, math.MaxInt64))
 	p.register(p.intParam("logLevel", &p.logLevel, 0, 5))
-	p.register(p.boolParam("notablescan", &p.notablescan))
 	p.register(p.boolParam("ttlMonitorEnabled", &p.ttlEnabled))
 	p.register(p.intParamCheck("ttlMonitorSleepSecs", &p.ttlSleepSecs, gtCheck("ttlMonitorSleepSecs", 0)))
 	p.registerExecControl()
@@ -102,7 +100,6 @@ func (p *params) journalCommitInterval() (v int64) {
 }
 func (p *params) sortLimit() (v int64)     { p.get(func() { v = p.maxSortBytes }); return }
 func (p *params) cursorTimeout() (v int64) { p.get(func() { v = p.cursorTimeoutMillis }); return }
-func (p *params) noTableScan() (v bool)    { p.get(func() { v = p.notablescan }); return }
 func (p *params) ttl() (enabled bool, secs int64) {
 	p.get(func() { enabled, secs = p.ttlEnabled, p.ttlSleepSecs })
 	return

@@ -363,7 +363,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			}
 			pk = append([]byte(nil), pk...)
 			old := append(bson.Raw(nil), doc...)
-			if pk == nil || len(pk) == 0 {
+			if len(pk) == 0 {
 				pk, _, _ = storage.IDKey(nil, old)
 			}
 			out, ch, err := upd.Apply(old)
@@ -499,7 +499,7 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 			deleted = nil
 			ex := c.newExecutor(coll, m, srt, 0, 1)
 			defer ex.detach()
-			pk, doc, err := ex.next(c.sess)
+			_, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
 				return nil
 			}
@@ -507,7 +507,7 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 				return err
 			}
 			old := append(bson.Raw(nil), doc...)
-			pk, _, _ = storage.IDKey(nil, old)
+			pk, _, _ := storage.IDKey(nil, old)
 			deleted = old
 			return coll.Delete(c.sess, pk, old)
 		})
