@@ -143,7 +143,7 @@ func verdict(p *Provenance, d *ServerDeltas) (string, string) {
 	case d.PagesRead == 0 && data > 0:
 		return "hot", "WiredTiger read no pages into its cache: the data was already in the WiredTiger cache"
 	case p.Dropped && p.Virtualization != "" && p.Virtualization != "none":
-		return "unknown", fmt.Sprintf("drop_caches confirmed (Cached %s -> %s), but this is a %s guest: the hypervisor's cache cannot be cleared from inside", gb(float64(p.CachedBefore)), gb(float64(p.CachedAfter)), p.Virtualization)
+		return "unknown", fmt.Sprintf("drop_caches confirmed (Cached %s -> %s), but the host is virtualised (%s): a cache below it cannot be cleared from inside", gb(float64(p.CachedBefore)), gb(float64(p.CachedAfter)), p.Virtualization)
 	case p.Dropped:
 		return "cold", fmt.Sprintf("drop_caches confirmed (Cached %s -> %s) right before the step, and WiredTiger read %.0f pages", gb(float64(p.CachedBefore)), gb(float64(p.CachedAfter)), d.PagesRead)
 	case mem > 0 && data > mem:

@@ -148,8 +148,8 @@ func showSettings(w io.Writer, raw json.RawMessage) {
 	if m == nil {
 		return
 	}
-	fmt.Fprintf(w, "  settings:   cacheSizeGB=%v (max bytes %v) engineConfig=%q syncdelay=%v\n",
-		orDefault(m["cache_size_gb"]), m["cache_max_bytes"], orEmpty(m["engine_config"]), orDefault(m["syncdelay"]))
+	fmt.Fprintf(w, "  settings:   cacheSizeGB=%s (max bytes %s) engineConfig=%q syncdelay=%s\n",
+		orDefault(m["cache_size_gb"]), plain(m["cache_max_bytes"]), orEmpty(m["engine_config"]), orDefault(m["syncdelay"]))
 	if params, ok := m["parameters"].(map[string]any); ok {
 		keys := make([]string, 0, len(params))
 		for k := range params {
@@ -158,17 +158,28 @@ func showSettings(w io.Writer, raw json.RawMessage) {
 		sort.Strings(keys)
 		parts := []string{}
 		for _, k := range keys {
-			parts = append(parts, fmt.Sprintf("%s=%v", k, params[k]))
+			parts = append(parts, k+"="+plain(params[k]))
 		}
 		fmt.Fprintf(w, "  parameters: %s\n", strings.Join(parts, " "))
 	}
 }
 
-func orDefault(v any) any {
+func orDefault(v any) string {
 	if v == nil {
 		return "default"
 	}
-	return v
+	return plain(v)
+}
+
+// plain formats a JSON value, whole numbers without exponents.
+func plain(v any) string {
+	if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
 }
 
 func orEmpty(v any) string {
