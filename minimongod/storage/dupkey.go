@@ -1,13 +1,16 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"wtd/minimongod/keyenc"
 	"wtd/minimongod/mongoerr"
 )
 
@@ -30,11 +33,37 @@ func duplicateID(c *Collection, id bsoncore.Value) error {
 	return newDup(c, "_id_", bson.Raw(pattern), bson.Raw(value))
 }
 
-func duplicateIndexKey(c *Collection, ix *Index, doc bson.Raw) error {
+// duplicateIndexKey reports the encoded key k of doc that collided in ix.
+// With an array on the path, keyValue is the element that collided (as
+// mongod reports it), not the array's first element.
+func duplicateIndexKey(c *Collection, ix *Index, doc bson.Raw, k []byte) error {
+	vals := make([]bsoncore.Value, len(ix.Fields))
+	var find func(i int, prefix []byte) bool
+	find = func(i int, prefix []byte) bool {
+		if i == len(ix.Fields) {
+			return bytes.Equal(prefix, k)
+		}
+		vs, _ := pathValues(bsoncore.Document(doc), ix.Fields[i].Path)
+		for _, v := range vs {
+			p := keyenc.Append(append([]byte(nil), prefix...), v)
+			if bytes.HasPrefix(k, p) {
+				vals[i] = v
+				if find(i+1, p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if !find(0, nil) {
+		for i, f := range ix.Fields {
+			vs, _ := pathValues(bsoncore.Document(doc), f.Path)
+			vals[i] = vs[0]
+		}
+	}
 	b := bsoncore.NewDocumentBuilder()
-	for _, f := range ix.Fields {
-		vals, _ := pathValues(bsoncore.Document(doc), f.Path)
-		b.AppendValue(f.Path, vals[0])
+	for i, f := range ix.Fields {
+		b.AppendValue(f.Path, vals[i])
 	}
 	return newDup(c, ix.Name, ix.KeyPattern(), bson.Raw(b.Build()))
 }
@@ -79,7 +108,7 @@ func writeValue(sb *strings.Builder, v bsoncore.Value) {
 	case bsoncore.TypeInt64:
 		sb.WriteString(strconv.FormatInt(v.Int64(), 10))
 	case bsoncore.TypeDouble:
-		sb.WriteString(strconv.FormatFloat(v.Double(), 'g', -1, 64))
+		writeDouble(sb, v.Double())
 	case bsoncore.TypeObjectID:
 		fmt.Fprintf(sb, "ObjectId('%s')", bson.ObjectID(v.ObjectID()).Hex())
 	case bsoncore.TypeNull:
@@ -90,8 +119,14 @@ func writeValue(sb *strings.Builder, v bsoncore.Value) {
 		fmt.Fprintf(sb, "new Date(%d)", v.DateTime())
 	case bsoncore.TypeEmbeddedDocument:
 		writeDoc(sb, v.Document())
+	case bsoncore.TypeUndefined:
+		sb.WriteString("undefined")
 	case bsoncore.TypeArray:
 		vals, _ := v.Array().Values()
+		if len(vals) == 0 {
+			sb.WriteString("[]")
+			return
+		}
 		sb.WriteString("[ ")
 		for i, e := range vals {
 			if i > 0 {
@@ -102,5 +137,26 @@ func writeValue(sb *strings.Builder, v bsoncore.Value) {
 		sb.WriteString(" ]")
 	default:
 		sb.WriteString(v.String())
+	}
+}
+
+// writeDouble formats x as mongod's StringBuilder::appendDoubleNice does:
+// printf's %.16g, then ".0" unless the text has '.', 'E' or 'N' (so 2.0
+// prints as 2.0 and infinity, printed "inf" by glibc, as inf.0).
+func writeDouble(sb *strings.Builder, x float64) {
+	var s string
+	switch {
+	case math.IsNaN(x):
+		s = "nan"
+	case math.IsInf(x, 1):
+		s = "inf"
+	case math.IsInf(x, -1):
+		s = "-inf"
+	default:
+		s = strconv.FormatFloat(x, 'g', 16, 64)
+	}
+	sb.WriteString(s)
+	if !strings.ContainsAny(s, ".EN") {
+		sb.WriteString(".0")
 	}
 }

@@ -230,7 +230,7 @@ func (ix *Index) insertEntries(s *Session, c *Collection, doc bson.Raw, pk []byt
 	for _, k := range keys {
 		if err := cur.Insert(ix.entryKey(k, pk), pk); err != nil {
 			if wt.IsDuplicateKey(err) {
-				return duplicateIndexKey(c, ix, doc)
+				return duplicateIndexKey(c, ix, doc, k)
 			}
 			return err
 		}
