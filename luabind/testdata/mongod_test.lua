@@ -26,7 +26,7 @@ local e = fails(mongod.start, { cacheSizeGB = 0.1 })
 has(e, "storage.wiredTiger.engineConfig.cacheSizeGB must be greater than or equal to 0.25")
 assert(e:match("^testdata/mongod_test.lua:%d+: mongod.start: "), e)
 
-local m = mongod.start{ cacheSizeGB = 0.25, syncdelay = 30, setParameter = { cursorTimeoutMillis = 500000, notablescan = false } }
+local m = mongod.start{ cacheSizeGB = 0.25, syncdelay = 30, setParameter = { cursorTimeoutMillis = 500000, ttlMonitorEnabled = false } }
 assert(m.name == "m1", "name " .. tostring(m.name))
 assert(m.uri:match("^mongodb://127%.0%.0%.1:%d+"), "uri " .. m.uri)
 assert(type(m.pid) == "number" and m.pid > 0, "pid")
@@ -45,7 +45,7 @@ assert(type(st.wiredTiger.cache) == "table", "nested tables")
 
 -- Parameters: startup ones, set/get at runtime, reconfigure.
 assert(m:get_parameter("cursorTimeoutMillis") == 500000, "startup setParameter")
-assert(m:get_parameter("notablescan") == false, "boolean parameter")
+assert(m:get_parameter("ttlMonitorEnabled") == false, "boolean parameter")
 assert(m:set_parameter("cursorTimeoutMillis", 300000) == 500000, "set_parameter returns the previous value")
 assert(m:get_parameter("cursorTimeoutMillis") == 300000, "set_parameter took")
 has(fails(m.set_parameter, m, "cursorTimeoutMillis", {}), "number, boolean or string expected")

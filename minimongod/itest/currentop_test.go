@@ -54,10 +54,11 @@ func killOp(t *testing.T, s *server, opid any) {
 func TestKillOpEndsQueuedOperation(t *testing.T) {
 	s := start(t, "--setParameter", "executionControlConcurrentReadTransactions=5")
 	loadSlowCollection(t, s, "t", "slow", slowDocs)
-	// Five readers keep every ticket busy until the victim has ended.
+	// Eight readers for five tickets keep every ticket busy and a queue in
+	// front of the victim, so it always has to wait.
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 5 {
+	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
