@@ -80,14 +80,6 @@ func cacheMaxBytes(t *testing.T, s *Server) int64 {
 	}
 }
 
-func keys(m bson.M) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
 func TestIntegrationStartHelloVersion(t *testing.T) {
 	s := startMinimongod(t, 0.5)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -358,11 +358,10 @@ func TestScanResumeAfterChanges(t *testing.T) {
 
 			sc := NewScan(c, nil, nil, reverse)
 			s1.Lock()
-			pk, _, err := sc.Next(s1)
-			if err != nil {
+			if _, _, err := sc.Next(s1); err != nil {
 				t.Fatal(err)
 			}
-			pk, _, err = sc.Next(s1)
+			pk, _, err := sc.Next(s1)
 			if err != nil {
 				t.Fatal(err)
 			}
