@@ -301,53 +301,16 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 		}
 	}
 	if multi {
-		var pks [][]byte
-		err := c.storage(writeTicket, func() error {
-			var err error
-			pks, err = c.matchingKeys(coll, m)
-			return err
+		var err error
+		res.n, res.modified, err = c.eachMatch(db, name, coll, m, sync, func(pk []byte, old bson.Raw) (bool, error) {
+			out, ch, err := upd.Apply(old)
+			if err != nil || !ch {
+				return false, err
+			}
+			return true, coll.Replace(c.sess, pk, old, out)
 		})
 		if err != nil {
 			return res, err
-		}
-		for _, pk := range pks {
-			var changed bool
-			err := c.writeTxn(sync, func() error {
-				changed = false
-				if c.s.eng.Collection(db, name) != coll {
-					return errCollectionGone
-				}
-				if err := c.op.interrupted(); err != nil {
-					return err
-				}
-				doc, err := coll.Get(c.sess, pk)
-				if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
-					return errSkip
-				}
-				if err != nil {
-					return err
-				}
-				old := append(bson.Raw(nil), doc...)
-				out, ch, err := upd.Apply(old)
-				if err != nil || !ch {
-					return err
-				}
-				changed = true
-				return coll.Replace(c.sess, pk, old, out)
-			})
-			if err == errSkip {
-				continue
-			}
-			if err == errCollectionGone {
-				break
-			}
-			if err != nil {
-				return res, err
-			}
-			res.n++
-			if changed {
-				res.modified++
-			}
 		}
 	} else {
 		err := c.writeTxn(sync, func() error {
@@ -517,46 +480,13 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 		c.s.stats.docDeleted.Add(1)
 		return 1, deleted, nil
 	}
-	var pks [][]byte
-	err = c.storage(writeTicket, func() error {
-		var err error
-		pks, err = c.matchingKeys(coll, m)
-		return err
+	n, _, err := c.eachMatch(db, name, coll, m, sync, func(pk []byte, old bson.Raw) (bool, error) {
+		return true, coll.Delete(c.sess, pk, old)
 	})
-	if err != nil {
-		return 0, nil, err
-	}
-	var n int64
-	for _, pk := range pks {
-		err := c.writeTxn(sync, func() error {
-			if c.s.eng.Collection(db, name) != coll {
-				return errCollectionGone
-			}
-			if err := c.op.interrupted(); err != nil {
-				return err
-			}
-			doc, err := coll.Get(c.sess, pk)
-			if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
-				return errSkip
-			}
-			if err != nil {
-				return err
-			}
-			return coll.Delete(c.sess, pk, append(bson.Raw(nil), doc...))
-		})
-		if err == errSkip {
-			continue
-		}
-		if err == errCollectionGone {
-			break
-		}
-		if err != nil {
-			c.s.stats.docDeleted.Add(n)
-			return n, nil, err
-		}
-		n++
-	}
 	c.s.stats.docDeleted.Add(n)
+	if err != nil {
+		return n, nil, err
+	}
 	return n, nil, nil
 }
 
@@ -632,4 +562,57 @@ func cmdFindAndModify(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	}
 	d = bsoncore.AppendHeader(d, bsoncore.TypeEmbeddedDocument, "value")
 	return proj.Apply(d, value), nil
+}
+
+// eachMatch applies fn, in one write transaction per document (as mongod
+// does for multi-document writes), to every document of coll matching m:
+// the matching keys are read first, then each document is read again and
+// rechecked inside its transaction. fn returns whether it changed the
+// document. It stops when the collection is dropped or the operation
+// killed, and returns how many documents matched and were changed.
+func (c *clientConn) eachMatch(db, name string, coll *storage.Collection, m *query.Matcher, sync bool,
+	fn func(pk []byte, old bson.Raw) (bool, error)) (matched, changed int64, err error) {
+	var pks [][]byte
+	err = c.storage(writeTicket, func() error {
+		var err error
+		pks, err = c.matchingKeys(coll, m)
+		return err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, pk := range pks {
+		var ch bool
+		err := c.writeTxn(sync, func() error {
+			ch = false
+			if c.s.eng.Collection(db, name) != coll {
+				return errCollectionGone
+			}
+			if err := c.op.interrupted(); err != nil {
+				return err
+			}
+			doc, err := coll.Get(c.sess, pk)
+			if err == wt.ErrNotFound || (err == nil && !m.Match(bson.Raw(doc))) {
+				return errSkip
+			}
+			if err != nil {
+				return err
+			}
+			ch, err = fn(pk, append(bson.Raw(nil), doc...))
+			return err
+		})
+		switch {
+		case err == errSkip:
+			continue
+		case err == errCollectionGone:
+			return matched, changed, nil
+		case err != nil:
+			return matched, changed, err
+		}
+		matched++
+		if ch {
+			changed++
+		}
+	}
+	return matched, changed, nil
 }
