@@ -156,6 +156,10 @@ func TestBadInput(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, res.stderr)
 				}
 			}
+			// However the run failed, the servers it started are gone.
+			if pids := serverPIDs(res.stdout); len(pids) > 0 {
+				t.Errorf("servers still running after the run failed: %v", pids)
+			}
 			ctx := context.Background()
 			st, err := store.Open(ctx, dbPath)
 			if err != nil {
