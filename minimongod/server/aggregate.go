@@ -98,11 +98,9 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 	if err != nil {
 		return nil, err
 	}
-	var srt *query.Sort
-	if len(sortSpec) > 5 {
-		if srt, err = query.CompileSort(sortSpec); err != nil {
-			return nil, err
-		}
+	srt, err := compileSort(sortSpec)
+	if err != nil {
+		return nil, err
 	}
 	var docs [][]byte
 	err = c.storage(readTicket, func() error {

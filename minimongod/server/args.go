@@ -5,6 +5,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"wtd/minimongod/mongoerr"
+	"wtd/minimongod/query"
 	"wtd/minimongod/storage"
 )
 
@@ -132,4 +133,21 @@ func (c *clientConn) collection(req *request) (*storage.Collection, string, erro
 		return nil, "", err
 	}
 	return c.s.eng.Collection(req.db, name), name, nil
+}
+
+// sortArg compiles an optional sort document; nil when absent or empty.
+func sortArg(req *request, name string) (*query.Sort, error) {
+	spec, err := docArg(req, name)
+	if err != nil {
+		return nil, err
+	}
+	return compileSort(spec)
+}
+
+// compileSort compiles spec, or returns nil for no sort ({} or absent).
+func compileSort(spec bson.Raw) (*query.Sort, error) {
+	if len(spec) <= 5 {
+		return nil, nil
+	}
+	return query.CompileSort(spec)
 }

@@ -105,15 +105,9 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sortSpec, err := docArg(req, "sort")
+	srt, err := sortArg(req, "sort")
 	if err != nil {
 		return nil, err
-	}
-	var srt *query.Sort
-	if len(sortSpec) > 5 {
-		if srt, err = query.CompileSort(sortSpec); err != nil {
-			return nil, err
-		}
 	}
 	skip, err := intArg(req, "skip", 0)
 	if err != nil {

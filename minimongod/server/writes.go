@@ -502,15 +502,9 @@ func cmdFindAndModify(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if q == nil {
 		q = bson.Raw(bsoncore.NewDocumentBuilder().Build())
 	}
-	sortSpec, err := docArg(req, "sort")
+	srt, err := sortArg(req, "sort")
 	if err != nil {
 		return nil, err
-	}
-	var srt *query.Sort
-	if len(sortSpec) > 5 {
-		if srt, err = query.CompileSort(sortSpec); err != nil {
-			return nil, err
-		}
 	}
 	fields, err := docArg(req, "fields")
 	if err != nil {
