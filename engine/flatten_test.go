@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -48,6 +50,7 @@ func TestServerDeltas(t *testing.T) {
 	before := map[string]float64{
 		CacheMetric("pages read into cache"): 100, CacheMetric("bytes read into cache"): 1e6,
 		CacheMetric("unmodified pages evicted"): 5, "opcounters.query": 10,
+		"wiredTiger.thread-yield.application thread time evicting (usecs)": 0,
 	}
 	after := map[string]float64{
 		CacheMetric("pages read into cache"): 1300, CacheMetric("bytes read into cache"): 5e6,
@@ -58,7 +61,7 @@ func TestServerDeltas(t *testing.T) {
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 7e6})
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 3e6})
 	d := serverDeltas(before, after, pt, WorkloadResult{Ops: map[string]OpStats{"read": {Count: 2000}}})
-	if d.PagesRead != 1200 || d.BytesRead != 4e6 || d.EvictedUnmodified != 45 || d.CacheUsedPeak != 7e6 || d.CacheMax != 268435456 {
+	if v(d.PagesRead) != 1200 || v(d.BytesRead) != 4e6 || v(d.EvictedUnmodified) != 45 || v(d.CacheUsedPeak) != 7e6 || v(d.CacheMax) != 268435456 {
 		t.Errorf("deltas = %+v", d)
 	}
 	if d.Opcounters["query"] != 2000 || d.PerOp["pages_read_per_read"] != 0.6 {
@@ -67,27 +70,39 @@ func TestServerDeltas(t *testing.T) {
 	if d.AppEvictMicros == nil || *d.AppEvictMicros != 700 {
 		t.Errorf("app-thread eviction time = %v", d.AppEvictMicros)
 	}
+	// Metrics the server did not report in both samples are not measured:
+	// nil, never 0.
+	if d.EvictedModified != nil || d.AppThreadEvicted != nil || d.DirtyPeak != nil {
+		t.Errorf("unreported metrics read as measured: modified %v, app-thread %v, dirty peak %v", d.EvictedModified, d.AppThreadEvicted, d.DirtyPeak)
+	}
+	if _, ok := d.Opcounters["insert"]; ok {
+		t.Errorf("opcounters.insert was not reported but reads %v", d.Opcounters["insert"])
+	}
 }
 
-func TestVerdict(t *testing.T) {
-	const gib = 1 << 30
-	for _, tc := range []struct {
-		name string
-		p    Provenance
-		d    ServerDeltas
-		want string
-	}{
-		{"memory bandwidth", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib, ApparentMBps: 9 * 1024}, ServerDeltas{PagesRead: 10}, "hot"},
-		{"no pages read", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib}, ServerDeltas{}, "hot"},
-		{"dropped on bare metal", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib, Dropped: true, DropTried: true}, ServerDeltas{PagesRead: 10}, "cold"},
-		{"dropped in a VM", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib, Dropped: true, DropTried: true, Virtualization: "kvm"}, ServerDeltas{PagesRead: 10}, "unknown"},
-		{"bigger than memory", Provenance{StorageBytes: 16 * gib, MemoryBytes: 8 * gib}, ServerDeltas{PagesRead: 10}, "cold"},
-		{"drop refused", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib, DropTried: true, DropReason: "drop_caches needs root"}, ServerDeltas{PagesRead: 10}, "hot"},
-		{"not dropped", Provenance{StorageBytes: gib, MemoryBytes: 8 * gib}, ServerDeltas{PagesRead: 10}, "hot"},
-	} {
-		got, reason := verdict(&tc.p, &tc.d)
-		if got != tc.want || reason == "" {
-			t.Errorf("%s: verdict %s (%s), want %s", tc.name, got, reason, tc.want)
+func TestServerDeltasWithoutWiredTiger(t *testing.T) {
+	before := map[string]float64{"opcounters.query": 10, "connections.current": 3}
+	after := map[string]float64{"opcounters.query": 510, "connections.current": 3}
+	pt := &peakTracker{metrics: []string{CacheMetric("bytes currently in the cache")}, peak: map[string]float64{}}
+	pt.observe(after)
+	d := serverDeltas(before, after, pt, WorkloadResult{Ops: map[string]OpStats{"read": {Count: 500}}})
+	if d.PagesRead != nil || d.CacheUsedPeak != nil || d.CacheMax != nil || d.AppEvictMicros != nil || len(d.PerOp) != 0 {
+		t.Errorf("a server without WiredTiger statistics got cache figures: %+v", d)
+	}
+	if d.Opcounters["query"] != 500 {
+		t.Errorf("opcounters = %v", d.Opcounters)
+	}
+	js, _ := json.Marshal(d)
+	for _, want := range []string{`"pages_read":null`, `"cache_used_peak":null`, `"app_thread_evict_micros":null`} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("record lacks %s: %s", want, js)
 		}
 	}
+}
+
+func v(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

@@ -46,37 +46,75 @@ func groupValue(st StepRecord, by string) string {
 	return ""
 }
 
-// stepNumbers are the figures of one step that the table shows.
+// stepNumbers are the figures of one step that the table shows. For a
+// load, p50 and p99 are per batch of documents, not per operation.
 type stepNumbers struct {
 	ops, opsPerSec, p50, p99 float64
-	hasOps                   bool
+	hasOps, load             bool
 }
 
 func numbersOf(st StepRecord) stepNumbers {
-	var n stepNumbers
 	switch r := st.Result.(type) {
 	case WorkloadResult:
-		n = stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true}
+		return stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true, false}
 	case *WorkloadResult:
-		n = stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true}
+		return stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true, false}
 	case LoadResult:
-		n = stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true}
+		return stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true, true}
 	case *LoadResult:
-		n = stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true}
+		return stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true, true}
 	case map[string]any:
 		if t, ok := r["total"].(map[string]any); ok {
-			n.hasOps = true
+			n := stepNumbers{hasOps: true}
 			n.ops, _ = t["count"].(float64)
 			n.opsPerSec, _ = t["ops_per_sec"].(float64)
 			n.p50, _ = t["p50_micros"].(float64)
 			n.p99, _ = t["p99_micros"].(float64)
+			return n
+		}
+		if b, ok := r["batch"].(map[string]any); ok && isLoad(r) {
+			n := stepNumbers{hasOps: true, load: true}
+			n.ops, _ = r["docs"].(float64)
+			n.opsPerSec, _ = r["docs_per_sec"].(float64)
+			n.p50, _ = b["p50_micros"].(float64)
+			n.p99, _ = b["p99_micros"].(float64)
+			return n
 		}
 	}
-	return n
+	return stepNumbers{}
+}
+
+// Dash stands for a value that was not measured.
+const Dash = "–"
+
+// fmtOpt formats an optional value scaled by div, Dash when nil.
+func fmtOpt(v *float64, format string, div float64) string {
+	if v == nil {
+		return Dash
+	}
+	return fmt.Sprintf(format, *v/div)
+}
+
+// deltaCells are the server-side columns of a step's row.
+func deltaCells(d *ServerDeltas) []any {
+	if d == nil {
+		return []any{"", "", "", "", ""}
+	}
+	perOp := Dash
+	for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert"} {
+		if v, ok := d.PerOp[k]; ok {
+			perOp = fmt.Sprintf("%.2f", v)
+			break
+		}
+	}
+	return []any{fmtOpt(d.PagesRead, "%.0f", 1), perOp, fmtOpt(d.CacheUsedPeak, "%.1f", 1e6),
+		fmtOpt(d.DirtyPeak, "%.1f", 1e6), fmtOpt(d.AppEvictMicros, "%.1f", 1000)}
 }
 
 // WriteReport prints the steps as an aligned table: one row per step, then
-// one row per repeated step name with min/median/max of ops/s.
+// one row per repeated step name with min/median/max of ops/s. Figures that
+// were not measured show as "–"; a load's latencies are per batch and have
+// their own columns.
 func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
@@ -84,11 +122,19 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 	if opt.Title != "" {
 		t.SetTitle(opt.Title)
 	}
+	anyLoad := false
+	for _, st := range steps {
+		anyLoad = anyLoad || numbersOf(st).load
+	}
 	header := table.Row{}
 	if opt.By != "" {
 		header = append(header, opt.By)
 	}
-	header = append(header, "step", "round", "status", "ops", "ops/s", "p50 ms", "p99 ms", "pages read", "pages/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
+	header = append(header, "step", "round", "status", "ops", "ops/s", "p50 ms", "p99 ms")
+	if anyLoad {
+		header = append(header, "batch p50 ms", "batch p99 ms")
+	}
+	header = append(header, "pages read", "pages/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
 	t.AppendHeader(header)
 	groups := map[string][]float64{}
 	var order []string
@@ -103,32 +149,29 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 			round = fmt.Sprint(v)
 		}
 		row = append(row, st.Name, round, st.Status)
+		lat := []string{fmt.Sprintf("%.3f", n.p50/1000), fmt.Sprintf("%.3f", n.p99/1000)}
+		switch {
+		case !n.hasOps:
+			row = append(row, "", "", "", "")
+			if anyLoad {
+				row = append(row, "", "")
+			}
+		case n.load:
+			row = append(row, fmt.Sprintf("%.0f", n.ops), fmt.Sprintf("%.0f", n.opsPerSec), "", "", lat[0], lat[1])
+		default:
+			row = append(row, fmt.Sprintf("%.0f", n.ops), fmt.Sprintf("%.0f", n.opsPerSec), lat[0], lat[1])
+			if anyLoad {
+				row = append(row, "", "")
+			}
+		}
 		if n.hasOps {
-			row = append(row, fmt.Sprintf("%.0f", n.ops), fmt.Sprintf("%.0f", n.opsPerSec), fmt.Sprintf("%.3f", n.p50/1000), fmt.Sprintf("%.3f", n.p99/1000))
 			key := groupValue(st, opt.By) + "\x00" + st.Name
 			if _, ok := groups[key]; !ok {
 				order = append(order, key)
 			}
 			groups[key] = append(groups[key], n.opsPerSec)
-		} else {
-			row = append(row, "", "", "", "")
 		}
-		if d := st.Server; d != nil {
-			perOp := ""
-			for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert"} {
-				if v, ok := d.PerOp[k]; ok {
-					perOp = fmt.Sprintf("%.2f", v)
-					break
-				}
-			}
-			appEvict := ""
-			if d.AppEvictMicros != nil {
-				appEvict = fmt.Sprintf("%.1f", *d.AppEvictMicros/1000)
-			}
-			row = append(row, fmt.Sprintf("%.0f", d.PagesRead), perOp, fmt.Sprintf("%.1f", d.CacheUsedPeak/1e6), fmt.Sprintf("%.1f", d.DirtyPeak/1e6), appEvict)
-		} else {
-			row = append(row, "", "", "", "", "")
-		}
+		row = append(row, deltaCells(st.Server)...)
 		verdict := ""
 		if st.Provenance != nil {
 			verdict = st.Provenance.Verdict

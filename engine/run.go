@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,18 +29,29 @@ const (
 type Config struct {
 	Store *store.Store
 	Host  *hostctl.Host
-	// MongodBinary is the server binary mongod.start runs, and its version.
-	MongodBinary  string
-	MongodVersion string
-	WtdVersion    string
+	// MongodBinary is the server binary mongod.start runs. What a run
+	// records as its target is what it started or attached to (buildInfo),
+	// not this.
+	MongodBinary string
+	WtdVersion   string
+	// Trigger says what started the run: "cli" (default), "api",
+	// "schedule NAME", "catch-up".
+	Trigger string
 	// SampleInterval is the sampler's period; 0 turns the sampler off.
 	SampleInterval time.Duration
 	StartOptions   hostctl.StartOptions
-	// Dir holds the run's server data and logs; empty means a new temp dir
-	// removed when the run finishes.
+	// StateDir is wtd's state directory: the run's directory is
+	// StateDir/runs/ID, marked with its owner, and directories left there by
+	// dead processes are removed when a run starts.
+	StateDir string
+	// Dir, if set, is the run's directory instead (kept; only the servers'
+	// data in it is deleted at the end). With neither, a temp directory.
 	Dir string
 	// Log receives the run's events as lines (may be nil).
 	Log io.Writer
+	// Errors receives failures that cannot wait for the end of the run,
+	// such as a results database that stopped taking writes (may be nil).
+	Errors io.Writer
 }
 
 // RunInfo describes the playbook a run carries out.
@@ -51,11 +64,14 @@ type RunInfo struct {
 // Run is one execution of a playbook: its servers, steps, sampler and
 // record in the store.
 type Run struct {
-	ID   int64
-	cfg  Config
-	info RunInfo
-	dir  string
-	tmp  bool
+	ID     int64
+	cfg    Config
+	info   RunInfo
+	dir    string
+	ownDir bool // the run made dir and removes it at the end
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
 
 	mu       sync.Mutex
 	servers  []*Server
@@ -70,7 +86,13 @@ type Run struct {
 	// restartsAt holds each server's restart count at the end of the last
 	// step, to tell whether a step follows a restart.
 	restartsAt map[*Server]int
+	// storeErr is the first write the results database refused.
+	storeErr error
 }
+
+// ErrResultsDatabase wraps a failure of the results database that stopped
+// a run.
+var ErrResultsDatabase = errors.New("results database")
 
 // DropRecord is the last drop_caches attempt of a run.
 type DropRecord struct {
@@ -78,7 +100,9 @@ type DropRecord struct {
 	At time.Time `json:"at"`
 }
 
-// StartRun records a new run and starts its sampler.
+// StartRun checks the results database, records a new run, makes its
+// directory and starts its sampler. The run's context (Context) is ctx's
+// child: Abort, or a results database that stops taking writes, cancels it.
 func StartRun(ctx context.Context, cfg Config, info RunInfo) (*Run, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("start run: no store")
@@ -86,32 +110,111 @@ func StartRun(ctx context.Context, cfg Config, info RunInfo) (*Run, error) {
 	if cfg.Host == nil {
 		cfg.Host = hostctl.NewHost()
 	}
-	r := &Run{cfg: cfg, info: info, start: time.Now()}
-	r.dir = cfg.Dir
-	if r.dir == "" {
-		d, err := os.MkdirTemp("", "wtd-run-")
-		if err != nil {
-			return nil, fmt.Errorf("start run: %w", err)
-		}
-		r.dir, r.tmp = d, true
-	} else if err := os.MkdirAll(r.dir, 0o755); err != nil {
+	if err := cfg.Store.QuickCheck(ctx); err != nil {
 		return nil, fmt.Errorf("start run: %w", err)
 	}
-	facts, _ := cfg.Host.Facts(ctx, r.dir)
+	r := &Run{cfg: cfg, info: info, start: time.Now(), restartsAt: map[*Server]int{}}
+	if cfg.StateDir != "" {
+		if removed, err := RemoveStaleRunDirs(cfg.StateDir); err != nil {
+			r.warnf("%v", err)
+		} else if len(removed) > 0 {
+			r.warnf("removed %d run directories left by wtd processes that ended: %s", len(removed), strings.Join(removed, ", "))
+		}
+	}
+	factsDir := cfg.Dir
+	if factsDir == "" {
+		factsDir = cfg.StateDir
+	}
+	facts, _ := cfg.Host.Facts(ctx, factsDir)
 	r.virt = facts.Virtualization.System
-	r.restartsAt = map[*Server]int{}
 	id, err := cfg.Store.CreateRun(ctx, store.RunInfo{
 		PlaybookPath: info.PlaybookPath, Playbook: info.Playbook, Params: info.Params, StartedAt: r.start,
-		Host: hostFacts(facts), TargetPath: cfg.MongodBinary, TargetVersion: cfg.MongodVersion, WtdVersion: cfg.WtdVersion,
+		Host: hostFacts(facts), WtdVersion: cfg.WtdVersion, Trigger: cfg.Trigger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start run: %w", err)
 	}
 	r.ID = id
+	if err := r.makeDir(); err != nil {
+		cfg.Store.FinishRun(context.WithoutCancel(ctx), id, StatusFailed, err.Error(), time.Now())
+		return nil, fmt.Errorf("start run: %w", err)
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	cfg.Store.OnFailure(r.storeFailed)
 	r.sampler = newSampler(r, cfg.SampleInterval)
 	r.sampler.start()
 	return r, nil
 }
+
+// makeDir creates the run's directory (see Config.StateDir and Dir).
+func (r *Run) makeDir() error {
+	var err error
+	switch {
+	case r.cfg.Dir != "":
+		r.dir = r.cfg.Dir
+		err = os.MkdirAll(r.dir, runDirPermissions)
+	case r.cfg.StateDir != "":
+		r.dir, err = makeRunDir(r.cfg.StateDir, r.ID, r.cfg.Store.Path())
+		r.ownDir = true
+	default:
+		r.dir, err = os.MkdirTemp("", "wtd-run-")
+		r.ownDir = true
+	}
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(r.dir)
+	if err != nil {
+		return err
+	}
+	r.dir = abs
+	return nil
+}
+
+// warnf prints a warning that belongs to no run yet.
+func (r *Run) warnf(format string, args ...any) {
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, "%s %-5s %-6s %s\n", time.Now().Format("15:04:05"), "warn", "run", fmt.Sprintf(format, args...))
+	}
+}
+
+// storeFailed stops the run when the results database refuses a write:
+// what it measures from then on could not be recorded.
+func (r *Run) storeFailed(err error) {
+	r.mu.Lock()
+	first := r.storeErr == nil
+	if first {
+		r.storeErr = fmt.Errorf("%w: %w", ErrResultsDatabase, err)
+	}
+	werr := r.storeErr
+	r.mu.Unlock()
+	if !first {
+		return
+	}
+	msg := fmt.Sprintf("%v: stopping the run", werr)
+	for _, w := range []io.Writer{r.cfg.Errors, r.cfg.Log} {
+		if w != nil {
+			fmt.Fprintf(w, "%s %-5s %-6s %s\n", time.Now().Format("15:04:05"), "error", "run", msg)
+		}
+	}
+	r.cfg.Store.AddEvent(r.ID, time.Now(), "error", "run", msg, nil)
+	r.cancel(werr)
+}
+
+// StoreErr returns the results database failure that stopped the run, or
+// nil.
+func (r *Run) StoreErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.storeErr
+}
+
+// Context is the run's context: cancelled by Abort, by a results database
+// failure, or with its parent.
+func (r *Run) Context() context.Context { return r.ctx }
+
+// Abort cancels the run's context with cause; the first cause wins.
+func (r *Run) Abort(cause error) { r.cancel(cause) }
 
 func hostFacts(f hostctl.Facts) store.HostFacts {
 	return store.HostFacts{Cores: f.LogicalCores, MemoryBytes: int64(f.MemTotalBytes), Kernel: f.KernelRelease,
@@ -165,10 +268,19 @@ func (r *Run) DropCaches(ctx context.Context) hostctl.DropResult {
 	return res
 }
 
-func mb(b uint64) string { return fmt.Sprintf("%.1f MB", float64(b)/(1<<20)) }
+// mb words an optional byte count.
+func mb(b *uint64) string {
+	if b == nil {
+		return "unknown (meminfo not read)"
+	}
+	return fmt.Sprintf("%.1f MB", float64(*b)/(1<<20))
+}
 
 // Finish stops every server the run started, stops the sampler (keeping
-// what it recorded) and records the run's end. It is safe to call twice.
+// what it recorded), keeps the files the playbook wrote, removes the
+// servers' data and records the run's end. A run stopped by its results
+// database ends failed with that reason, whatever status is given. It is
+// safe to call twice.
 func (r *Run) Finish(ctx context.Context, status, reason string) error {
 	r.mu.Lock()
 	if r.finished {
@@ -177,29 +289,35 @@ func (r *Run) Finish(ctx context.Context, status, reason string) error {
 	}
 	r.finished = true
 	servers := append([]*Server(nil), r.servers...)
+	storeErr := r.storeErr
 	r.mu.Unlock()
+	defer r.cancel(errors.New("run finished"))
+	if storeErr != nil {
+		status, reason = StatusFailed, storeErr.Error()
+	}
 	r.sampler.stop()
-	var first error
+	var errs []error
 	for _, s := range servers {
-		if err := s.Stop(ctx); err != nil && first == nil {
-			first = fmt.Errorf("stop %s: %w", s.Name, err)
+		if err := s.Stop(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("stop %s: %w", s.Name, err))
 		}
+	}
+	if err := r.cleanDir(ctx, servers); err != nil {
+		errs = append(errs, err)
 	}
 	if reason != "" {
 		r.Eventf(levelFor(status), "run", "run %s: %s", status, reason)
 	} else {
 		r.Eventf("info", "run", "run %s", status)
 	}
-	if err := r.cfg.Store.FinishRun(ctx, r.ID, status, redact(reason), time.Now()); err != nil && first == nil {
-		first = err
+	if err := r.cfg.Store.FinishRun(ctx, r.ID, status, redact(reason), time.Now()); err != nil {
+		errs = append(errs, fmt.Errorf("record the end of run %d (%s: %s): %w", r.ID, status, reason, err))
 	}
-	if err := r.cfg.Store.Flush(ctx); err != nil && first == nil {
-		first = err
+	if err := r.cfg.Store.Flush(ctx); err != nil && storeErr == nil {
+		errs = append(errs, err)
 	}
-	if r.tmp {
-		os.RemoveAll(r.dir)
-	}
-	return first
+	r.cfg.Store.OnFailure(nil)
+	return errors.Join(errs...)
 }
 
 func levelFor(status string) string {

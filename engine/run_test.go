@@ -109,7 +109,7 @@ func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := st.SampleCount(ctx, r.ID)
-	r.DropCaches(ctx)
+	drop := r.DropCaches(ctx)
 	rec, err := r.Step(ctx, StepSpec{Name: "reads", Labels: map[string]any{"round": 1}}, func(ctx context.Context) (any, error) {
 		return s.Workload(ctx, WorkloadSpec{NS: "bench.c", Duration: 700 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 5000}, nil)
 	})
@@ -129,12 +129,30 @@ func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 	if rec.Server == nil || rec.Server.Opcounters["query"] != float64(wr.Ops["read"].Count) {
 		t.Errorf("opcounters delta %v vs %d reads", rec.Server, wr.Ops["read"].Count)
 	}
-	if rec.Server.CacheUsedPeak <= 0 || rec.Server.CacheMax != 268435456 {
+	if v(rec.Server.CacheUsedPeak) <= 0 || v(rec.Server.CacheMax) != 268435456 || v(rec.Server.PagesRead) < 0 {
 		t.Errorf("deltas = %+v", rec.Server)
 	}
 	p := rec.Provenance
-	if p == nil || p.Documents != 5000 || p.DatasetBytes < 4_000_000 || p.Verdict == "" || p.Reason == "" || p.Cleared == "" {
-		t.Errorf("provenance = %+v", p)
+	if p == nil || p.Documents == nil || *p.Documents != 5000 || p.DatasetBytes == nil || *p.DatasetBytes < 4_000_000 {
+		t.Fatalf("provenance = %+v", p)
+	}
+	// The server was started for this run (its WiredTiger cache began
+	// empty) and the drop either happened or says why not.
+	wantCleared := "restart"
+	if drop.Dropped {
+		wantCleared = "drop_caches+restart"
+	}
+	if p.Cleared != wantCleared || !p.DropTried || p.Dropped != drop.Dropped || p.DropReason != drop.Reason {
+		t.Errorf("cleared %q (drop tried %v, dropped %v, %q), want %q after %+v", p.Cleared, p.DropTried, p.Dropped, p.DropReason, wantCleared, drop)
+	}
+	// 5 MB in a 256 MB cache: the reads find every page in WiredTiger's
+	// cache, whatever happened to the OS page cache.
+	if *rec.Server.PagesRead == 0 {
+		if p.Verdict != "hot" || p.Reason != "WiredTiger read no pages into its cache: the data was already in the WiredTiger cache" {
+			t.Errorf("verdict %q (%s), want hot: no pages read", p.Verdict, p.Reason)
+		}
+	} else if p.Verdict == "" {
+		t.Errorf("no verdict with %v pages read", *rec.Server.PagesRead)
 	}
 	series, err := st.Series(ctx, r.ID, "server:m1", "wiredTiger.cache.bytes currently in the cache")
 	if err != nil || len(series) < 6 {

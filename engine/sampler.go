@@ -185,14 +185,20 @@ func (pt *peakTracker) observe(m map[string]float64) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	for _, k := range pt.metrics {
-		if v, ok := m[k]; ok && v > pt.peak[k] {
-			pt.peak[k] = v
+		if v, ok := m[k]; ok {
+			if old, seen := pt.peak[k]; !seen || v > old {
+				pt.peak[k] = v
+			}
 		}
 	}
 }
 
-func (pt *peakTracker) get(k string) float64 {
+// get returns the peak of k, nil when no sample had it.
+func (pt *peakTracker) get(k string) *float64 {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	return pt.peak[k]
+	if v, ok := pt.peak[k]; ok {
+		return &v
+	}
+	return nil
 }

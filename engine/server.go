@@ -12,8 +12,16 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"wtd/engine/store"
 	"wtd/hostctl"
 )
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
 
 // ServerOptions are the settings of a server a run starts (mongod.start).
 type ServerOptions struct {
@@ -51,6 +59,7 @@ type Server struct {
 	uri      string
 	restarts int
 	down     bool // between stop and start during a restart, or stopped
+	build    BuildInfo
 }
 
 // ErrAttached is returned by Restart on a server the run did not start.
@@ -83,7 +92,8 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 	}
 	s := &Server{run: r, Name: name, hs: hs, uri: hs.URI()}
 	r.addServer(s)
-	r.Eventf("info", name, "started %s on %s (pid %d, dbpath %s)", spec.Binary, hs.URI(), hs.PID(), spec.DBPath)
+	r.recordServer(ctx, s)
+	r.Eventf("info", name, "started %s %s on %s (pid %d, dbpath %s)", spec.Binary, s.Build().Version, hs.URI(), hs.PID(), spec.DBPath)
 	r.sampler.watch(s)
 	return s, nil
 }
@@ -113,7 +123,9 @@ func (r *Run) ConnectServer(ctx context.Context, uri string) (*Server, error) {
 	r.mu.Unlock()
 	s := &Server{run: r, Name: name, attached: client, uri: uri}
 	r.addServer(s)
-	r.Eventf("info", name, "attached to %s", redact(uri))
+	r.recordServer(ctx, s)
+	bi := s.Build()
+	r.Eventf("info", name, "attached to %s: version %s (gitVersion %s); not started by wtd, so it is never restarted or stopped", redact(uri), orUnknown(bi.Version), orUnknown(bi.GitVersion))
 	r.sampler.watch(s)
 	return s, nil
 }
@@ -206,6 +218,7 @@ func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}
+	s.run.recordServer(ctx, s)
 	s.run.sampler.watch(s)
 	return nil
 }
@@ -335,10 +348,15 @@ func (s *Server) Load(ctx context.Context, spec LoadSpec, progress func(done, to
 	return res, err
 }
 
-func (s *Server) restartCount() int {
+// startCount is how many times wtd started the process (1 + restarts); 0
+// for a server it attached to.
+func (s *Server) startCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.restarts
+	if s.hs == nil {
+		return 0
+	}
+	return 1 + s.restarts
 }
 
 // Workload runs a workload against the server (see engine.RunWorkload).
@@ -365,4 +383,53 @@ func (s *Server) CollectionStats(ctx context.Context, ns string) (count int64, a
 		}
 	}
 	return count, avgObjSize, nil
+}
+
+// BuildInfo is what a server says of its build.
+type BuildInfo struct {
+	Version    string `json:"version"`
+	GitVersion string `json:"git_version"`
+}
+
+// BuildInfo asks the server for its version and gitVersion (buildInfo).
+func (s *Server) BuildInfo(ctx context.Context) (BuildInfo, error) {
+	raw, err := s.Command(ctx, bson.D{{Key: "buildInfo", Value: 1}})
+	if err != nil {
+		return BuildInfo{}, fmt.Errorf("buildInfo: %w", err)
+	}
+	var bi BuildInfo
+	if v, err := raw.LookupErr("version"); err == nil {
+		bi.Version, _ = v.StringValueOK()
+	}
+	if v, err := raw.LookupErr("gitVersion"); err == nil {
+		bi.GitVersion, _ = v.StringValueOK()
+	}
+	return bi, nil
+}
+
+// record stores what the run knows of s: started or attached, its URI,
+// binary, buildInfo and pid. A server that does not answer buildInfo is
+// recorded with an empty version and a warning: the record never guesses.
+func (r *Run) recordServer(ctx context.Context, s *Server) {
+	bi, err := s.BuildInfo(ctx)
+	if err != nil {
+		r.Eventf("warn", s.Name, "server version unknown: %v", err)
+	}
+	rec := store.ServerRecord{Name: s.Name, Started: s.Started(), URI: s.URI(), Version: bi.Version, GitVersion: bi.GitVersion, PID: s.PID()}
+	if spec, ok := s.Spec(); ok {
+		rec.Binary = spec.Binary
+	}
+	s.mu.Lock()
+	s.build = bi
+	s.mu.Unlock()
+	if err := r.cfg.Store.AddServer(ctx, r.ID, rec); err != nil {
+		r.Eventf("error", s.Name, "record server: %v", err)
+	}
+}
+
+// Build returns the server's buildInfo as last read.
+func (s *Server) Build() BuildInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.build
 }

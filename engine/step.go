@@ -127,7 +127,7 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 			tracker.observe(before)
 			tracker.observe(after)
 			rec.Server = serverDeltas(before, after, tracker, result)
-			r.finishProvenance(rec.Provenance, rec.Server, rec.End.Sub(rec.Start))
+			r.finishProvenance(rec.Provenance, rec.Server, rec.End.Sub(rec.Start), result)
 		}
 		cancel()
 	}
@@ -153,7 +153,7 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	rec.Seq = len(r.steps) + 1
 	r.steps = append(r.steps, rec)
 	if srv != nil {
-		r.restartsAt[srv] = srv.restartCount()
+		r.restartsAt[srv] = srv.startCount()
 	}
 	r.mu.Unlock()
 	if ferr != nil {
@@ -252,23 +252,46 @@ func jsonable(v bson.RawValue) any {
 	return m["v"]
 }
 
-// ServerDeltas are the server-side changes over a step.
+// ServerDeltas are the server-side changes over a step. A field is nil
+// (null in the record, "–" in tables) when the server does not report the
+// metric: a counter it lacks is not measured, never a zero.
 type ServerDeltas struct {
-	PagesRead         float64            `json:"pages_read"`
-	BytesRead         float64            `json:"bytes_read"`
-	EvictedUnmodified float64            `json:"evicted_unmodified"`
-	EvictedModified   float64            `json:"evicted_modified"`
-	AppThreadEvicted  float64            `json:"app_thread_evicted"`
-	AppEvictMicros    *float64           `json:"app_thread_evict_micros,omitempty"`
-	CacheUsedPeak     float64            `json:"cache_used_peak"`
-	DirtyPeak         float64            `json:"dirty_peak"`
-	CacheMax          float64            `json:"cache_max"`
+	PagesRead         *float64           `json:"pages_read"`
+	BytesRead         *float64           `json:"bytes_read"`
+	EvictedUnmodified *float64           `json:"evicted_unmodified"`
+	EvictedModified   *float64           `json:"evicted_modified"`
+	AppThreadEvicted  *float64           `json:"app_thread_evicted"`
+	AppEvictMicros    *float64           `json:"app_thread_evict_micros"`
+	CacheUsedPeak     *float64           `json:"cache_used_peak"`
+	DirtyPeak         *float64           `json:"dirty_peak"`
+	CacheMax          *float64           `json:"cache_max"`
 	Opcounters        map[string]float64 `json:"opcounters,omitempty"`
 	PerOp             map[string]float64 `json:"per_op,omitempty"`
 }
 
+// AppThreadEvictMetric is the time application threads spent evicting.
+const AppThreadEvictMetric = "wiredTiger.thread-yield.application thread time evicting (usecs)"
+
+// hasCacheStats reports whether the server reported WiredTiger's cache
+// statistics over the step.
+func (d *ServerDeltas) hasCacheStats() bool { return d != nil && d.PagesRead != nil }
+
 func serverDeltas(before, after map[string]float64, pt *peakTracker, result any) *ServerDeltas {
-	d := func(k string) float64 { return after[k] - before[k] }
+	d := func(k string) *float64 {
+		a, okA := after[k]
+		b, okB := before[k]
+		if !okA || !okB {
+			return nil
+		}
+		v := a - b
+		return &v
+	}
+	at := func(k string) *float64 {
+		if v, ok := after[k]; ok {
+			return &v
+		}
+		return nil
+	}
 	c := CacheMetric
 	sd := &ServerDeltas{
 		PagesRead:         d(c("pages read into cache")),
@@ -276,23 +299,23 @@ func serverDeltas(before, after map[string]float64, pt *peakTracker, result any)
 		EvictedUnmodified: d(c("unmodified pages evicted")),
 		EvictedModified:   d(c("modified pages evicted")),
 		AppThreadEvicted:  d(c("pages evicted by application threads")),
+		AppEvictMicros:    d(AppThreadEvictMetric),
 		CacheUsedPeak:     pt.get(c("bytes currently in the cache")),
 		DirtyPeak:         pt.get(c("tracked dirty bytes in the cache")),
-		CacheMax:          after[c("maximum bytes configured")],
+		CacheMax:          at(c("maximum bytes configured")),
 		Opcounters:        map[string]float64{},
 		PerOp:             map[string]float64{},
 	}
-	const appEvict = "wiredTiger.thread-yield.application thread time evicting (usecs)"
-	if _, ok := after[appEvict]; ok {
-		v := d(appEvict)
-		sd.AppEvictMicros = &v
-	}
 	for _, op := range []string{"insert", "query", "update", "delete", "getmore", "command"} {
-		sd.Opcounters[op] = d("opcounters." + op)
+		if v := d("opcounters." + op); v != nil {
+			sd.Opcounters[op] = *v
+		}
 	}
-	for op, n := range opCounts(result) {
-		if n > 0 {
-			sd.PerOp["pages_read_per_"+op] = sd.PagesRead / float64(n)
+	if sd.PagesRead != nil {
+		for op, n := range opCounts(result) {
+			if n > 0 {
+				sd.PerOp["pages_read_per_"+op] = *sd.PagesRead / float64(n)
+			}
 		}
 	}
 	return sd

@@ -10,11 +10,21 @@ import (
 
 // DropResult says what DropCaches did. Dropped is true only when the write
 // to drop_caches succeeded; otherwise Reason says why nothing was dropped.
+// CachedBefore and CachedAfter are meminfo's Cached, nil when it could not
+// be read (never a made-up 0).
 type DropResult struct {
-	Dropped      bool   `json:"dropped"`
-	CachedBefore uint64 `json:"cached_before"`
-	CachedAfter  uint64 `json:"cached_after"`
-	Reason       string `json:"reason"`
+	Dropped      bool    `json:"dropped"`
+	CachedBefore *uint64 `json:"cached_before"`
+	CachedAfter  *uint64 `json:"cached_after"`
+	Reason       string  `json:"reason"`
+}
+
+func (h *Host) cached() *uint64 {
+	m, err := h.Meminfo()
+	if err != nil {
+		return nil
+	}
+	return &m.Cached
 }
 
 // DropCaches flushes dirty pages (sync) and asks the kernel to drop the page
@@ -26,9 +36,7 @@ type DropResult struct {
 // sync cannot be interrupted; ctx is checked before it and before the write.
 func (h *Host) DropCaches(ctx context.Context) DropResult {
 	var res DropResult
-	if m, err := h.Meminfo(); err == nil {
-		res.CachedBefore = m.Cached
-	}
+	res.CachedBefore = h.cached()
 	if uid := h.geteuid(); uid != 0 {
 		res.CachedAfter = res.CachedBefore
 		res.Reason = fmt.Sprintf("drop_caches needs root: running as uid %d", uid)
@@ -47,9 +55,7 @@ func (h *Host) DropCaches(ctx context.Context) DropResult {
 	}
 	path := h.procPath("sys", "vm", "drop_caches")
 	werr := writeExisting(path, "3\n")
-	if m, err := h.Meminfo(); err == nil {
-		res.CachedAfter = m.Cached
-	}
+	res.CachedAfter = h.cached()
 	if werr != nil {
 		res.Reason = dropFailureReason(path, werr)
 		return res

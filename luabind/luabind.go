@@ -53,6 +53,10 @@ type binding struct {
 	// namespace of m:workload and the size of the documents of each.
 	lastNS   string
 	docBytes map[string]int
+
+	// checking is true in Check: nothing may act, params{} ends the run.
+	checking  bool
+	checkDone bool
 }
 
 type raisedError struct {

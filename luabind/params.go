@@ -89,6 +89,9 @@ func (b *binding) paramsDeclare(L *lua.LState) int {
 		out.RawSetString(name, v)
 	}
 	b.params, b.paramsSet = final, true
+	if b.checking {
+		b.stopCheck(L)
+	}
 	if err := b.env.Run.SetParams(b.ctx, final); err != nil {
 		b.raise(L, "params", err)
 	}

@@ -21,6 +21,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1
 	exitUsage       = 2
+	exitBusy        = 3 // another experiment holds the lock (--no-wait)
 	exitInterrupted = 130
 )
 
@@ -80,19 +81,70 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	}
 	var dbFlag string
 	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database (default $WTD_DB, else $XDG_DATA_HOME/wtd/wtd.db or ~/.local/share/wtd/wtd.db)")
-	openStore := func(ctx context.Context) (*store.Store, error) {
-		path, err := dbPath(dbFlag, env.Getenv)
-		if err != nil {
-			return nil, usageErr("%v", err)
-		}
-		st, err := store.Open(ctx, path)
-		if err != nil {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
-		}
-		return st, nil
-	}
-	root.AddCommand(newRunCmd(env, openStore), newRunsCmd(env, openStore), newShowCmd(env, openStore), newSamplesCmd(env, openStore), newVersionCmd(env))
+	stores := storeOpener{env: env, flag: &dbFlag}
+	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
+		newSamplesCmd(env, stores.existing), newVersionCmd(env))
 	return root
+}
+
+// storeOpener opens the results database the flags and environment name.
+type storeOpener struct {
+	env  Env
+	flag *string
+}
+
+// create opens the database, creating it (0600, its directory 0700) when
+// it does not exist: for commands that record.
+func (o storeOpener) create(ctx context.Context) (*store.Store, error) {
+	path, err := dbPath(*o.flag, o.env.Getenv)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
+	}
+	return st, nil
+}
+
+// existing opens the database only if it exists: read-only commands never
+// create one (a mistyped --db would otherwise say "no runs").
+func (o storeOpener) existing(ctx context.Context) (*store.Store, error) {
+	path, err := dbPath(*o.flag, o.env.Getenv)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	st, err := store.OpenExisting(ctx, path)
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, usageErr("no results database at %s: nothing was recorded there (wtd run creates it; --db or $WTD_DB name another)", path)
+	}
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
+	}
+	return st, nil
+}
+
+// stateDir is where wtd keeps run directories and the experiment lock:
+// $WTD_STATE_DIR, else $XDG_STATE_HOME/wtd, else ~/.local/state/wtd.
+func stateDir(getenv func(string) string) (string, error) {
+	if p := getenv("WTD_STATE_DIR"); p != "" {
+		return filepath.Abs(p)
+	}
+	if x := getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "wtd"), nil
+	}
+	home, err := homeDir(getenv)
+	if err != nil {
+		return "", errors.New("no state directory: set $WTD_STATE_DIR, $XDG_STATE_HOME or $HOME")
+	}
+	return filepath.Join(home, ".local", "state", "wtd"), nil
+}
+
+func homeDir(getenv func(string) string) (string, error) {
+	if home := getenv("HOME"); home != "" {
+		return home, nil
+	}
+	return os.UserHomeDir()
 }
 
 // dbPath resolves the results database: --db, $WTD_DB, $XDG_DATA_HOME/wtd,
@@ -107,13 +159,9 @@ func dbPath(flag string, getenv func(string) string) (string, error) {
 	if x := getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "wtd", "wtd.db"), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", errors.New("no results database: set --db, $WTD_DB or $HOME")
-		}
-		home = h
+	home, err := homeDir(getenv)
+	if err != nil {
+		return "", errors.New("no results database: set --db, $WTD_DB or $HOME")
 	}
 	return filepath.Join(home, ".local", "share", "wtd", "wtd.db"), nil
 }
@@ -121,10 +169,10 @@ func dbPath(flag string, getenv func(string) string) (string, error) {
 func newVersionCmd(env Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print wtd's version",
+		Short: "Print wtd's version, commit and commit time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(env.Stdout, "wtd %s\n", Version)
+			fmt.Fprintf(env.Stdout, "wtd %s\n", versionString())
 			return nil
 		},
 	}

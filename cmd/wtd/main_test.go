@@ -33,6 +33,12 @@ type cliResult struct {
 func runCLI(t *testing.T, getenv map[string]string, args ...string) cliResult {
 	t.Helper()
 	var out, errb bytes.Buffer
+	if getenv == nil {
+		getenv = map[string]string{}
+	}
+	if _, ok := getenv["WTD_STATE_DIR"]; !ok {
+		getenv["WTD_STATE_DIR"] = t.TempDir()
+	}
 	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return getenv[k] }}
 	code := run(context.Background(), args, env)
 	return cliResult{code, out.String(), errb.String()}
@@ -133,8 +139,11 @@ func TestBadInput(t *testing.T) {
 		want     []string
 		status   string // the run's recorded status, "" when no run is recorded
 	}{
-		{"syntax error", "local x = = 1\n", nil, mm, 1, []string{"pb.lua:1"}, "failed"},
-		{"unknown -p name", "local p = params{ docs = 1 }\n", []string{"-p", "dcos=5"}, mm, 2, []string{"dcos", "docs"}, "failed"},
+		// Usage errors are found before anything is recorded.
+		{"syntax error", "local x = = 1\n", nil, mm, 2, []string{"pb.lua:1: syntax error near '='"}, ""},
+		{"unknown -p name", "local p = params{ docs = 1 }\nmongod.start{}\n", []string{"-p", "dcos=5"}, mm, 2, []string{`unknown parameter "dcos"`, "docs"}, ""},
+		{"-p of the wrong type", "local x = 1 + 1\nlocal p = params{ docs = 1 }\n", []string{"-p", "docs=many"}, mm, 2, []string{`"many" is not a number`}, ""},
+		{"-p to a playbook without params", "log('x')\n", []string{"-p", "docs=5"}, mm, 2, []string{"declares no parameters"}, "failed"},
 		{"cacheSizeGB 0.1", "local m = mongod.start{ cacheSizeGB = 0.25 }\nm:restart{ cacheSizeGB = 0.1 }\n", nil, mm, 1, []string{"pb.lua:2", "0.25"}, "failed"},
 		{"cacheSizeGB 0.1 at start", "mongod.start{ cacheSizeGB = 0.1 }\n", nil, mm, 1, []string{"pb.lua:1", "greater than or equal to 0.25"}, "failed"},
 		{"server exits at start", "mongod.start{}\n", nil, badServer, 1, []string{"pb.lua:1", "exited with status 3", "cannot start: bad disk"}, "failed"},
@@ -161,18 +170,18 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("servers still running after the run failed: %v", pids)
 			}
 			ctx := context.Background()
+			if tc.status == "" {
+				if _, err := os.Stat(dbPath); !os.IsNotExist(err) {
+					t.Errorf("a usage error created the results database (%v)", err)
+				}
+				return
+			}
 			st, err := store.Open(ctx, dbPath)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close(ctx)
 			runs, _ := st.ListRuns(ctx, 5)
-			if tc.status == "" {
-				if len(runs) != 0 {
-					t.Errorf("a run was recorded: %+v", runs)
-				}
-				return
-			}
 			if len(runs) != 1 || runs[0].Status != tc.status || runs[0].Reason == "" {
 				t.Errorf("runs = %+v", runs)
 			}
@@ -271,7 +280,18 @@ func TestVersionAndHelp(t *testing.T) {
 	if res.code != 2 {
 		t.Errorf("unknown command: exit %d", res.code)
 	}
-	res = runCLI(t, map[string]string{"HOME": t.TempDir()}, "show", "42")
+	home := t.TempDir()
+	res = runCLI(t, map[string]string{"HOME": home}, "show", "42")
+	if res.code != 2 || !strings.Contains(res.stderr, "no results database at "+home) {
+		t.Errorf("show 42 without a database: %+v", res)
+	}
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close(context.Background())
+	res = runCLI(t, nil, "show", "--db", db, "42")
 	if res.code != 2 || !strings.Contains(res.stderr, "no run 42") {
 		t.Errorf("show 42: %+v", res)
 	}

@@ -19,10 +19,16 @@ import (
 	"wtd/luabind"
 )
 
+// runFlags are wtd run's options.
+type runFlags struct {
+	params   []string
+	mongod   string
+	interval time.Duration
+	noWait   bool
+}
+
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	var params []string
-	var mongodFlag string
-	var interval time.Duration
+	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "run PLAYBOOK [-p name=value]...",
 		Short: "Run a playbook and record it",
@@ -31,27 +37,46 @@ runs its steps, samples serverStatus and host metrics every --sample-interval,
 and records everything in the results database. Ctrl-C stops the current step,
 shuts the servers down and records the run as aborted.
 
+Before anything is recorded the playbook is compiled and its -p parameters are
+checked: a usage error leaves no run behind.
+
+One experiment at a time per host: drop_caches and the page cache are
+host-wide, so a run holds the experiment lock (a file in the state directory,
+$WTD_STATE_DIR, else $XDG_STATE_HOME/wtd or ~/.local/state/wtd) from start to
+end. A second run waits for it, naming the holder every 30 s, or with
+--no-wait exits 3 at once.
+
+The run's directory is <state directory>/runs/ID: servers' data and logs live
+there while it runs; files the playbook writes there (io.open) are kept with
+the run in the database at the end (wtd show lists them), then the directory
+is removed. Directories left by a wtd that was killed are removed by the next
+run.
+
 Which server binary mongod.start runs: --mongod, else $WTD_MONGOD, else mongod
 on PATH, else minimongod next to the wtd binary or on PATH.
 
-Exit status: 0 the playbook succeeded, 1 it failed, 2 usage error, 130 interrupted.`,
+Exit status: 0 the playbook succeeded, 1 it failed, 2 usage error (bad flag,
+unknown or malformed -p, unreadable playbook, Lua syntax error), 3 another
+experiment holds the lock (--no-wait), 130 interrupted.`,
 		Example: `  wtd run playbooks/cache_sweep.lua
-  wtd run playbooks/cache_sweep.lua -p docs=100000 -p reads=2000 -p rounds=1`,
+  wtd run playbooks/cache_sweep.lua -p docs=100000 -p reads=2000 -p rounds=1
+  wtd run --no-wait playbooks/tickets.lua`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			overrides, err := parseOverrides(params)
+			overrides, err := parseOverrides(f.params)
 			if err != nil {
 				return err
 			}
-			if interval < 0 {
-				return usageErr("--sample-interval %s: must be 0 (off) or positive", interval)
+			if f.interval < 0 {
+				return usageErr("--sample-interval %s: must be 0 (off) or positive", f.interval)
 			}
-			return runPlaybook(cmd.Context(), env, openStore, args[0], overrides, mongodFlag, interval)
+			return runPlaybook(cmd.Context(), env, openStore, args[0], overrides, f)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&params, "param", "p", nil, "set a playbook parameter (name=value), repeatable")
-	cmd.Flags().StringVar(&mongodFlag, "mongod", "", "server binary to start (default $WTD_MONGOD, mongod or minimongod)")
-	cmd.Flags().DurationVar(&interval, "sample-interval", time.Second, "how often to record serverStatus and host metrics (0 turns sampling off)")
+	cmd.Flags().StringArrayVarP(&f.params, "param", "p", nil, "set a playbook parameter (name=value), repeatable")
+	cmd.Flags().StringVar(&f.mongod, "mongod", "", "server binary to start (default $WTD_MONGOD, mongod or minimongod)")
+	cmd.Flags().DurationVar(&f.interval, "sample-interval", time.Second, "how often to record serverStatus and host metrics (0 turns sampling off)")
+	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "exit 3 at once when another experiment holds the host's lock, instead of waiting")
 	return cmd
 }
 
@@ -105,43 +130,48 @@ func findServer(flag string, getenv func(string) string) (path, how string, err 
 }
 
 func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (*store.Store, error), path string,
-	overrides map[string]string, mongodFlag string, interval time.Duration) (retErr error) {
+	overrides map[string]string, f runFlags) (retErr error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return usageErr("read playbook: %v", err)
 	}
-	bin, how, err := findServer(mongodFlag, env.Getenv)
+	if err := luabind.Check(ctx, path, string(src), overrides); err != nil {
+		return usageErr("%v", err)
+	}
+	bin, how, err := findServer(f.mongod, env.Getenv)
 	if err != nil {
 		return err
 	}
-	version := ""
 	if bin != "" {
-		vctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-		version, err = hostctl.BinaryVersion(vctx, bin)
-		cancel()
-		if err != nil {
-			return &exitError{code: exitFailed, err: fmt.Errorf("server binary %s: %w", bin, err)}
-		}
-		fmt.Fprintf(env.Stderr, "wtd: server %s (%s), version %s\n", bin, how, version)
+		fmt.Fprintf(env.Stderr, "wtd: mongod.start runs %s (%s)\n", bin, how)
 	} else {
 		fmt.Fprintln(env.Stderr, "wtd: no server binary found (no --mongod, $WTD_MONGOD, mongod or minimongod); mongod.start will fail, mongod.connect works")
+	}
+	state, err := stateDir(env.Getenv)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	st, err := openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close(context.WithoutCancel(ctx))
+	lock, err := takeLock(ctx, env, state, hostctl.LockHolder{Playbook: path, Trigger: "cli", DB: st.Path()}, f.noWait)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 
 	progress := newProgress(env)
 	defer progress.close()
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	r, err := engine.StartRun(runCtx, engine.Config{Store: st, Host: hostctl.NewHost(), MongodBinary: bin, MongodVersion: version,
-		WtdVersion: Version, SampleInterval: interval, Log: progress.logWriter()},
+	r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: hostctl.NewHost(), MongodBinary: bin,
+		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state,
+		Log: progress.logWriter(), Errors: env.Stderr},
 		engine.RunInfo{PlaybookPath: path, Playbook: string(src), Params: stringParams(overrides)})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
+	lock.SetRun(r.ID)
 	fmt.Fprintf(env.Stderr, "wtd: run %d of %s, results in %s\n", r.ID, path, st.Path())
 
 	// However the run ends, its servers are stopped and its end recorded.
@@ -168,12 +198,15 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 		}
 		progress.update(task, done, total)
 	}
-	_, perr := luabind.RunPlaybook(runCtx, path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: update})
+	_, perr := luabind.RunPlaybook(r.Context(), path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: update})
 	switch {
-	case perr == nil:
+	case perr == nil && r.StoreErr() == nil:
 		finish(engine.StatusOK, "")
 		fmt.Fprintf(env.Stderr, "wtd: run %d ok (wtd show %d)\n", r.ID, r.ID)
 		return nil
+	case r.StoreErr() != nil:
+		finish(engine.StatusFailed, r.StoreErr().Error())
+		return &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: %w", r.ID, r.StoreErr())}
 	case ctx.Err() != nil:
 		finish(engine.StatusAborted, "interrupted: "+context.Cause(ctx).Error())
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("run %d aborted: interrupted", r.ID)}
@@ -185,6 +218,33 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: %w", r.ID, perr)}
 	}
+}
+
+// takeLock takes the host's experiment lock, waiting (and saying who holds
+// it every 30 s) unless noWait.
+func takeLock(ctx context.Context, env Env, state string, holder hostctl.LockHolder, noWait bool) (*hostctl.ExperimentLock, error) {
+	path := hostctl.LockPath(state)
+	if noWait {
+		l, err := hostctl.TryLock(path, holder)
+		var le *hostctl.LockedError
+		if errors.As(err, &le) {
+			return nil, &exitError{code: exitBusy, err: fmt.Errorf("%v; not waiting (--no-wait)", le)}
+		}
+		if err != nil {
+			return nil, &exitError{code: exitFailed, err: err}
+		}
+		return l, nil
+	}
+	l, err := hostctl.Lock(ctx, path, holder, 30*time.Second, func(h hostctl.LockHolder) {
+		fmt.Fprintf(env.Stderr, "wtd: waiting for the experiment lock %s: held by %s\n", path, h)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &exitError{code: exitInterrupted, err: err}
+		}
+		return nil, &exitError{code: exitFailed, err: err}
+	}
+	return l, nil
 }
 
 func stringParams(m map[string]string) map[string]any {

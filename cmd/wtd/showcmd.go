@@ -14,6 +14,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/spf13/cobra"
 
+	"wtd/engine"
 	"wtd/engine/store"
 )
 
@@ -101,9 +102,11 @@ func showRun(ctx context.Context, w io.Writer, st *store.Store, id int64) error 
 	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
 	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
 	fmt.Fprintf(w, "  params:    %s\n", compactJSON(r.Params))
-	fmt.Fprintf(w, "  target:    %s %s\n", r.TargetPath, r.TargetVersion)
+	fmt.Fprintf(w, "  trigger:   %s\n", r.Trigger)
+	showServers(ctx, w, st, id)
 	fmt.Fprintf(w, "  host:      %s\n", compactJSON(r.Host))
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
+	showArtifacts(ctx, w, st, id)
 	if n, err := st.SampleCount(ctx, id); err == nil {
 		srcs, _ := st.SampleSources(ctx, id)
 		fmt.Fprintf(w, "  samples:   %d (%s)\n", n, strings.Join(srcs, ", "))
@@ -194,11 +197,78 @@ func showProvenance(w io.Writer, raw json.RawMessage) {
 	if m == nil {
 		return
 	}
-	f := func(k string) float64 { v, _ := m[k].(float64); return v }
-	fmt.Fprintf(w, "  provenance: %v %s: %.0f docs, %.1f MB data, %.1f MB on disk; cache %.0f MB; memory %.1f GB (data/memory %.3f)\n",
-		m["verdict"], orEmpty(m["ns"]), f("documents"), f("dataset_bytes")/1e6, f("storage_bytes")/1e6, f("cache_bytes")/(1<<20), f("memory_bytes")/(1<<30), f("dataset_memory_ratio"))
-	fmt.Fprintf(w, "              cleared: %v; warm-up: %v; Cached %.1f MB -> %.1f MB %s\n", m["cleared"], m["warmup"], f("cached_before")/(1<<20), f("cached_after")/(1<<20), orEmpty(m["drop_reason"]))
+	verdict := orEmpty(m["verdict"])
+	if verdict == "" {
+		verdict = "no verdict"
+	}
+	fmt.Fprintf(w, "  provenance: %s %s: %s docs, %s MB data, %s MB on disk; cache %s MB; memory %s GB (data/memory %s)\n",
+		verdict, orEmpty(m["ns"]), opt(m, "documents", "%.0f", 1), opt(m, "dataset_bytes", "%.1f", 1e6), opt(m, "storage_bytes", "%.1f", 1e6),
+		opt(m, "cache_bytes", "%.0f", 1<<20), opt(m, "memory_bytes", "%.1f", 1<<30), opt(m, "dataset_memory_ratio", "%.3f", 1))
+	fmt.Fprintf(w, "              cleared: %v; warm-up: %v; Cached %s MB -> %s MB %s\n", m["cleared"], m["warmup"],
+		opt(m, "cached_before", "%.1f", 1<<20), opt(m, "cached_after", "%.1f", 1<<20), orEmpty(m["drop_reason"]))
 	fmt.Fprintf(w, "              reason: %v\n", m["reason"])
+	if notes, ok := m["notes"].([]any); ok {
+		for _, n := range notes {
+			fmt.Fprintf(w, "              not measured: %v\n", n)
+		}
+	}
+}
+
+// opt formats m[key] divided by div, "–" when it is missing or null (not
+// measured).
+func opt(m map[string]any, key, format string, div float64) string {
+	f, ok := m[key].(float64)
+	if !ok {
+		return engine.Dash
+	}
+	return fmt.Sprintf(format, f/div)
+}
+
+func showServers(ctx context.Context, w io.Writer, st *store.Store, id int64) {
+	servers, err := st.Servers(ctx, id)
+	if err != nil || len(servers) == 0 {
+		fmt.Fprintf(w, "  servers:   none\n")
+		return
+	}
+	for i, s := range servers {
+		label := "  servers:   "
+		if i > 0 {
+			label = "             "
+		}
+		how := "attached (not started by wtd)"
+		if s.Started {
+			how = "started by wtd from " + s.Binary
+			if s.PID > 0 {
+				how += fmt.Sprintf(", pid %d", s.PID)
+			}
+		}
+		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), how)
+	}
+}
+
+func showArtifacts(ctx context.Context, w io.Writer, st *store.Store, id int64) {
+	arts, err := st.Artifacts(ctx, id)
+	if err != nil || len(arts) == 0 {
+		return
+	}
+	for i, a := range arts {
+		label := "  files:     "
+		if i > 0 {
+			label = "             "
+		}
+		note := ""
+		if a.Note != "" {
+			note = " (" + a.Note + ")"
+		}
+		fmt.Fprintf(w, "%s%s, %d bytes%s\n", label, a.Path, a.Size, note)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return engine.Dash
+	}
+	return s
 }
 
 func showResults(w io.Writer, raw json.RawMessage) {
@@ -219,7 +289,11 @@ func showResults(w io.Writer, raw json.RawMessage) {
 					o["count"], o["errors"], num(o["ops_per_sec"]), num(o["p50_micros"])/1000, num(o["p95_micros"])/1000, num(o["p99_micros"])/1000, num(o["max_micros"])/1000)
 			}
 		} else if _, ok := res["docs_per_sec"]; ok {
-			fmt.Fprintf(w, "  load:       %v docs, %.0f docs/s, %.1f MB/s\n", res["docs"], num(res["docs_per_sec"]), num(res["mb_per_sec"]))
+			fmt.Fprintf(w, "  load:       %v docs, %.0f docs/s, %.1f MB/s", plain(res["docs"]), num(res["docs_per_sec"]), num(res["mb_per_sec"]))
+			if b, ok := res["batch"].(map[string]any); ok {
+				fmt.Fprintf(w, "; per batch of documents: %v batches, p50 %.3f ms, p99 %.3f ms", plain(b["count"]), num(b["p50_micros"])/1000, num(b["p99_micros"])/1000)
+			}
+			fmt.Fprintln(w)
 		} else {
 			fmt.Fprintf(w, "  result:     %s\n", compactJSON(res))
 		}
@@ -227,12 +301,10 @@ func showResults(w io.Writer, raw json.RawMessage) {
 		fmt.Fprintf(w, "  result:     %s\n", compactJSON(r))
 	}
 	if sv, ok := m["server"].(map[string]any); ok {
-		fmt.Fprintf(w, "  server:     pages read %.0f, bytes read %.1f MB, evicted unmodified %.0f / modified %.0f, by app threads %.0f",
-			num(sv["pages_read"]), num(sv["bytes_read"])/1e6, num(sv["evicted_unmodified"]), num(sv["evicted_modified"]), num(sv["app_thread_evicted"]))
-		if v, ok := sv["app_thread_evict_micros"]; ok {
-			fmt.Fprintf(w, " (%.1f ms)", num(v)/1000)
-		}
-		fmt.Fprintf(w, "; cache peak %.1f MB, dirty peak %.1f MB\n", num(sv["cache_used_peak"])/1e6, num(sv["dirty_peak"])/1e6)
+		fmt.Fprintf(w, "  server:     pages read %s, bytes read %s MB, evicted unmodified %s / modified %s, by app threads %s (%s ms)",
+			opt(sv, "pages_read", "%.0f", 1), opt(sv, "bytes_read", "%.1f", 1e6), opt(sv, "evicted_unmodified", "%.0f", 1),
+			opt(sv, "evicted_modified", "%.0f", 1), opt(sv, "app_thread_evicted", "%.0f", 1), opt(sv, "app_thread_evict_micros", "%.1f", 1000))
+		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", opt(sv, "cache_used_peak", "%.1f", 1e6), opt(sv, "dirty_peak", "%.1f", 1e6))
 		if per, ok := sv["per_op"].(map[string]any); ok && len(per) > 0 {
 			fmt.Fprintf(w, "  per op:     %s\n", compactJSON(per))
 		}

@@ -38,6 +38,7 @@ type RunInfo struct {
 	TargetURI     string // how wtd reaches it, if not started by wtd; password masked
 	TargetVersion string
 	WtdVersion    string
+	Trigger       string // what started the run: "cli" (default), "api", "schedule NAME", "catch-up"
 	OwnerPID      int    // the process writing the run; 0 means this one
 	OwnerHost     string // its host name; "" means this host
 }
@@ -74,11 +75,11 @@ func (o *createRunOp) apply(ctx context.Context, w *writer) error {
 	}
 	row, err := w.queryRow(ctx, `INSERT INTO runs (playbook_path, playbook, playbook_sha256, params,
 		started_at, status, host_facts, target_path, target_uri, target_version, wtd_version,
-		owner_pid, owner_host, owner_boot_id)
-		VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		owner_pid, owner_host, owner_boot_id, triggered_by)
+		VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		in.PlaybookPath, RedactURI(in.Playbook), hex.EncodeToString(sum[:]), params,
 		in.StartedAt.UnixNano(), host, RedactURI(in.TargetPath), RedactURI(in.TargetURI),
-		RedactURI(in.TargetVersion), in.WtdVersion, in.OwnerPID, in.OwnerHost, o.bootID)
+		RedactURI(in.TargetVersion), in.WtdVersion, in.OwnerPID, in.OwnerHost, o.bootID, in.Trigger)
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,9 @@ func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 	}
 	if o.info.StartedAt.IsZero() {
 		o.info.StartedAt = time.Now()
+	}
+	if o.info.Trigger == "" {
+		o.info.Trigger = "cli"
 	}
 	if err := s.do(ctx, o); err != nil {
 		return 0, err
@@ -150,7 +154,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status, reason string, 
 
 const runColumns = `id, playbook_path, playbook, playbook_sha256, params, started_at, ended_at,
 	status, reason, host_facts, target_path, target_uri, target_version, wtd_version,
-	owner_pid, owner_host, owner_boot_id`
+	owner_pid, owner_host, owner_boot_id, triggered_by`
 
 // scanRun reads one row of runColumns, with the status as seen from here.
 func (s *Store) scanRun(sc interface{ Scan(...any) error }) (Run, error) {
@@ -161,7 +165,7 @@ func (s *Store) scanRun(sc interface{ Scan(...any) error }) (Run, error) {
 	var bootID string
 	if err := sc.Scan(&r.ID, &r.PlaybookPath, &r.Playbook, &r.PlaybookSHA256, &params, &started, &ended,
 		&r.Status, &r.Reason, &host, &r.TargetPath, &r.TargetURI, &r.TargetVersion, &r.WtdVersion,
-		&r.OwnerPID, &r.OwnerHost, &bootID); err != nil {
+		&r.OwnerPID, &r.OwnerHost, &bootID, &r.Trigger); err != nil {
 		return Run{}, err
 	}
 	r.StartedAt = time.Unix(0, started)

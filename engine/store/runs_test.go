@@ -28,6 +28,7 @@ func exampleRunInfo(started time.Time) RunInfo {
 		TargetPath:    "/usr/local/bin/minimongod",
 		TargetVersion: "minimongod 0.1 (WiredTiger 3.2.1)",
 		WtdVersion:    "v0.3.0",
+		Trigger:       "schedule nightly",
 	}
 }
 

@@ -83,6 +83,33 @@ CREATE TABLE events (
 );
 CREATE INDEX events_by_run ON events (run_id, ts);
 `,
+	// 2: what triggered a run, each server a run used, and the files a
+	// playbook wrote.
+	`
+ALTER TABLE runs ADD COLUMN triggered_by TEXT NOT NULL DEFAULT 'cli';  -- cli, api, schedule NAME, catch-up
+
+CREATE TABLE servers (
+	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	name        TEXT    NOT NULL,                -- m1, m2, ... as the playbook's handles
+	started     INTEGER NOT NULL,                -- 1: wtd started the process; 0: attached to a running one
+	uri         TEXT    NOT NULL DEFAULT '',     -- password masked
+	binary      TEXT    NOT NULL DEFAULT '',     -- the binary wtd started ('' when attached)
+	version     TEXT    NOT NULL DEFAULT '',     -- buildInfo.version
+	git_version TEXT    NOT NULL DEFAULT '',     -- buildInfo.gitVersion
+	pid         INTEGER,                         -- NULL when not known (attached)
+	added_at    INTEGER NOT NULL,
+	PRIMARY KEY (run_id, name)
+) WITHOUT ROWID;
+
+CREATE TABLE artifacts (
+	run_id  INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	path    TEXT    NOT NULL,                    -- relative to the run directory
+	size    INTEGER NOT NULL,
+	content BLOB,                                -- NULL when too large to keep (note says where it is)
+	note    TEXT    NOT NULL DEFAULT '',
+	PRIMARY KEY (run_id, path)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own

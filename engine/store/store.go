@@ -80,17 +80,45 @@ type Store struct {
 	wr           *writer // state of the writer goroutine
 
 	names nameCache // metric and source names for readers
+
+	onFailure func(error) // called from the writer for each failed asynchronous write
 }
 
+// ErrNoDatabase is returned by OpenExisting when there is no database.
+var ErrNoDatabase = errors.New("no results database")
+
 // Open opens (creating it and its directory if needed) the database at path,
-// brings its schema up to date and starts the writer.
+// brings its schema up to date and starts the writer. A new database is
+// readable by its owner only (0600, its directory 0700), since playbooks and
+// server settings may say more than their owner wants shown.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenExisting opens the database at path like Open, but never creates it
+// (nor its directory): a missing file is an error wrapping ErrNoDatabase.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNoDatabase)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory, not a results database", path)
+	}
 	return OpenWith(ctx, path, Options{})
 }
 
 // OpenWith is Open with options.
 func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		f.Close() // SQLite gives its -wal and -shm files the database's mode
+	} else if !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	w, err := sql.Open("sqlite", dsn(path, false))
@@ -248,6 +276,42 @@ func (s *Store) signal() {
 	}
 }
 
+// OnFailure registers fn, called (from the writer goroutine, without
+// waiting for Flush) with each asynchronous write that fails, so that a
+// run can stop at once when its results can no longer be recorded.
+func (s *Store) OnFailure(fn func(error)) {
+	s.mu.Lock()
+	s.onFailure = fn
+	s.mu.Unlock()
+}
+
+// QuickCheck runs SQLite's quick_check on the database and returns an error
+// naming the first problem it finds.
+func (s *Store) QuickCheck(ctx context.Context) error {
+	rows, err := s.r.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return fmt.Errorf("check results database %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("check results database %s: %w", s.path, err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check results database %s: %w", s.path, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("check results database %s: %d problems, first: %s", s.path, len(problems), problems[0])
+	}
+	return nil
+}
+
 // noteFailure records an asynchronous failure; s.mu is held.
 func (s *Store) noteFailure(err error) {
 	if s.failed == nil {
@@ -307,14 +371,48 @@ func (s *Store) drain() {
 			return
 		}
 		errs := s.wr.commit(s.writerCtx, batch)
+		var failed []error
 		s.mu.Lock()
 		for i, q := range batch {
 			if q.done != nil {
 				q.done <- errs[i]
 			} else if errs[i] != nil {
 				s.noteFailure(errs[i])
+				failed = append(failed, errs[i])
 			}
 		}
+		hook := s.onFailure
 		s.mu.Unlock()
+		if hook != nil {
+			for _, err := range failed {
+				hook(err)
+			}
+		}
 	}
+}
+
+// limitSizeOp caps the database file's pages.
+type limitSizeOp struct{ bytes int64 }
+
+func (o *limitSizeOp) describe() string { return "limit the database size" }
+
+func (o *limitSizeOp) apply(ctx context.Context, w *writer) error {
+	row, err := w.queryRow(ctx, "PRAGMA page_size")
+	if err != nil {
+		return err
+	}
+	var page int64
+	if err := row.Scan(&page); err != nil {
+		return err
+	}
+	_, err = w.exec(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", o.bytes/page))
+	return err
+}
+
+// LimitSize caps the database at about n bytes (never below its current
+// size): writes that need more fail as on a full disk. For tests of what a
+// run does when its results can no longer be written, and for operators
+// who want a hard cap.
+func (s *Store) LimitSize(ctx context.Context, n int64) error {
+	return s.do(ctx, &limitSizeOp{bytes: n})
 }

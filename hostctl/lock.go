@@ -1,0 +1,171 @@
+package hostctl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// LockHolder says who holds the experiment lock. It is written into the
+// lock file by the holder, so a waiting process can name it.
+type LockHolder struct {
+	PID      int       `json:"pid"`
+	RunID    int64     `json:"run_id,omitempty"`
+	Playbook string    `json:"playbook,omitempty"`
+	Trigger  string    `json:"trigger,omitempty"`
+	DB       string    `json:"db,omitempty"`
+	Since    time.Time `json:"since"`
+}
+
+// String words the holder for messages: "run 12 of playbooks/x.lua (pid 4711, since 10:02:03)".
+func (h LockHolder) String() string {
+	var b strings.Builder
+	if h.RunID > 0 {
+		fmt.Fprintf(&b, "run %d", h.RunID)
+	} else {
+		b.WriteString("a run")
+	}
+	if h.Playbook != "" {
+		fmt.Fprintf(&b, " of %s", h.Playbook)
+	}
+	fmt.Fprintf(&b, " (pid %d", h.PID)
+	if !h.Since.IsZero() {
+		fmt.Fprintf(&b, ", since %s", h.Since.Local().Format("2006-01-02 15:04:05"))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// ErrLocked is returned by TryLock when another process holds the lock.
+var ErrLocked = errors.New("another experiment holds the lock")
+
+// LockedError is ErrLocked with the holder named.
+type LockedError struct {
+	Path   string
+	Holder LockHolder
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("another experiment runs on this host: %s holds %s", e.Holder, e.Path)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) hold.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// ExperimentLock is the host-wide experiment lock: one run at a time, since
+// drop_caches and the page cache are host-wide. It is an flock on a file, so
+// the kernel releases it when the holder dies, however it dies.
+type ExperimentLock struct {
+	f      *os.File
+	holder LockHolder
+}
+
+// LockPath is the lock file under a state directory.
+func LockPath(stateDir string) string { return filepath.Join(stateDir, "experiment.lock") }
+
+// TryLock takes the lock at path without waiting; a held lock is a
+// *LockedError naming the holder.
+func TryLock(path string, holder LockHolder) (*ExperimentLock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("experiment lock: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("experiment lock: %w", err)
+	}
+	ok, err := tryFlock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("experiment lock %s: %w", path, err)
+	}
+	if !ok {
+		f.Close()
+		return nil, &LockedError{Path: path, Holder: ReadLockHolder(path)}
+	}
+	if holder.PID == 0 {
+		holder.PID = os.Getpid()
+	}
+	if holder.Since.IsZero() {
+		holder.Since = time.Now()
+	}
+	l := &ExperimentLock{f: f, holder: holder}
+	if err := l.write(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Lock takes the lock at path, waiting while another process holds it.
+// Every interval (30 s when 0) of waiting, and once at the start, waiting is
+// called with the holder. It returns ctx's error when ctx ends first.
+func Lock(ctx context.Context, path string, holder LockHolder, interval time.Duration, waiting func(LockHolder)) (*ExperimentLock, error) {
+	if interval <= 0 {
+		interval = 30 * time.Second
+	}
+	const poll = 200 * time.Millisecond
+	var lastSaid time.Time
+	for {
+		l, err := TryLock(path, holder)
+		var le *LockedError
+		if !errors.As(err, &le) {
+			return l, err
+		}
+		if waiting != nil && time.Since(lastSaid) >= interval {
+			waiting(le.Holder)
+			lastSaid = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for the experiment lock (%s): %w", le.Holder, context.Cause(ctx))
+		case <-time.After(poll):
+		}
+	}
+}
+
+// ReadLockHolder returns what the holder wrote into the lock file (zero
+// when nothing readable is there).
+func ReadLockHolder(path string) LockHolder {
+	var h LockHolder
+	b, err := os.ReadFile(path)
+	if err == nil {
+		_ = json.Unmarshal(b, &h)
+	}
+	return h
+}
+
+// SetRun records the run the lock is held for, once its id is known.
+func (l *ExperimentLock) SetRun(id int64) error {
+	l.holder.RunID = id
+	return l.write()
+}
+
+// Holder returns what the lock file says.
+func (l *ExperimentLock) Holder() LockHolder { return l.holder }
+
+func (l *ExperimentLock) write() error {
+	b, _ := json.Marshal(l.holder)
+	if err := l.f.Truncate(0); err != nil {
+		return fmt.Errorf("experiment lock: %w", err)
+	}
+	if _, err := l.f.WriteAt(append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("experiment lock: %w", err)
+	}
+	return nil
+}
+
+// Release gives the lock up. It is safe to call twice.
+func (l *ExperimentLock) Release() {
+	if l == nil || l.f == nil {
+		return
+	}
+	_ = l.f.Truncate(0)
+	unflock(l.f)
+	l.f.Close()
+	l.f = nil
+}

@@ -1,0 +1,76 @@
+package luabind
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// checkTimeout bounds how long Check lets a playbook run before its
+// params{} call.
+const checkTimeout = 5 * time.Second
+
+// errCheckDone stops a checking run at its first call that would act.
+var errCheckDone = errors.New("check done")
+
+// Check finds a playbook's usage errors before anything is recorded: it
+// compiles src and runs it up to its params{} call, which it checks against
+// overrides, or up to the first call that would act (mongod, host, step,
+// report, log, sleep, files), which never happens in a check. Errors are
+// *ScriptError values as RunPlaybook returns them (errors.As finds a
+// *ParamError for a bad -p). A playbook that does not reach params{} in
+// checkTimeout passes: the run itself checks its parameters.
+func Check(ctx context.Context, path, src string, overrides map[string]string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	b := &binding{ctx: ctx, env: Env{Overrides: overrides}, out: io.Discard, path: path, docBytes: map[string]int{}, checking: true}
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	b.openSandbox(L)
+	b.openParams(L)
+	for _, name := range []string{"mongod", "host", "step", "report", "log", "sleep"} {
+		L.SetGlobal(name, b.stopper(L))
+	}
+	fn, err := L.Load(strings.NewReader(src), path)
+	if err != nil {
+		return syntaxError(path, src, err)
+	}
+	L.SetContext(ctx)
+	L.Push(fn)
+	err = L.PCall(0, 0, nil)
+	switch {
+	case b.checkDone || ctx.Err() != nil:
+		return nil
+	case err != nil:
+		return b.scriptError(err)
+	case !b.paramsSet && len(overrides) > 0:
+		perr := b.unknownParam(nil)
+		return &ScriptError{Msg: path + ": " + perr.Error(), errs: []error{perr}}
+	}
+	return nil
+}
+
+// stopper is a value that ends a check wherever the playbook touches it:
+// called, indexed or called as a method.
+func (b *binding) stopper(L *lua.LState) lua.LValue {
+	stop := L.NewFunction(func(L *lua.LState) int {
+		b.stopCheck(L)
+		return 0
+	})
+	t := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", stop)
+	mt.RawSetString("__call", stop)
+	L.SetMetatable(t, mt)
+	return t
+}
+
+// stopCheck ends a checking run. It does not return.
+func (b *binding) stopCheck(L *lua.LState) {
+	b.checkDone = true
+	b.raise(L, "check", errCheckDone)
+}
