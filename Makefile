@@ -23,7 +23,7 @@ deps:
 
 build: deps
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -o $(WTD) ./cmd/wtd
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(WTD) ./cmd/wtd
 	CGO_ENABLED=1 $(GO) build -o $(MINIMONGOD) ./cmd/minimongod
 
 # demo runs the cache sweep (SEEDS.md 000) against the built-in target.

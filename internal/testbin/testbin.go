@@ -54,7 +54,7 @@ func (b *binary) get(t testing.TB, envVar, name, pkg, cgo string) string {
 		}
 		removeStale(dir, name)
 		tmp := filepath.Join(dir, fmt.Sprintf("%s.%d", name, os.Getpid()))
-		cmd := exec.Command("go", "build", "-o", tmp, pkg)
+		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", tmp, pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("build %s: %w\n%s", pkg, err, out)

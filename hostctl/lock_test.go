@@ -1,0 +1,80 @@
+package hostctl
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestExperimentLock(t *testing.T) {
+	path := LockPath(t.TempDir())
+	a, err := TryLock(path, LockHolder{Playbook: "a.lua", Trigger: "cli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetRun(7); err != nil {
+		t.Fatal(err)
+	}
+	_, err = TryLock(path, LockHolder{Playbook: "b.lua"})
+	var le *LockedError
+	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
+		t.Fatalf("second TryLock: %v, want a LockedError", err)
+	}
+	if le.Holder.RunID != 7 || le.Holder.Playbook != "a.lua" || le.Holder.PID == 0 {
+		t.Errorf("holder = %+v", le.Holder)
+	}
+	if !strings.HasPrefix(err.Error(), "another experiment runs on this host: run 7 of a.lua (pid ") {
+		t.Errorf("message: %v", err)
+	}
+
+	// Lock waits, says who holds the lock, and gets it once released.
+	var said atomic.Int32
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		a.Release()
+	}()
+	start := time.Now()
+	b, err := Lock(context.Background(), path, LockHolder{Playbook: "b.lua"}, time.Hour, func(h LockHolder) {
+		if h.RunID == 7 {
+			said.Add(1)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) < 250*time.Millisecond || said.Load() != 1 {
+		t.Errorf("Lock returned after %s having named the holder %d times", time.Since(start), said.Load())
+	}
+	if h := ReadLockHolder(path); h.Playbook != "b.lua" {
+		t.Errorf("lock file names %+v", h)
+	}
+
+	// A cancelled wait gives up with the holder named.
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	_, err = Lock(ctx, path, LockHolder{}, 0, nil)
+	if err == nil || !strings.Contains(err.Error(), "b.lua") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("cancelled wait: %v", err)
+	}
+	b.Release()
+	b.Release() // twice is fine
+	c, err := TryLock(path, LockHolder{})
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	c.Release()
+}
+
+func TestLockHolderString(t *testing.T) {
+	h := LockHolder{PID: 42}
+	if got := h.String(); got != "a run (pid 42)" {
+		t.Errorf("%q", got)
+	}
+	if LockPath("/s") != filepath.Join("/s", "experiment.lock") {
+		t.Error(LockPath("/s"))
+	}
+}
