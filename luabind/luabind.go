@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -28,8 +29,10 @@ type Env struct {
 	// discards them.
 	Out io.Writer
 	// Progress, if not nil, is called from load and workload progress
-	// (from the engine's goroutines) with a label such as "load bench.c".
-	Progress func(label string, done, total int64)
+	// (from the engine's goroutines) with a label such as "load bench.c",
+	// the operations done, the total (0 when only a duration bounds the
+	// task) and the duration bound (0 when only the total does).
+	Progress func(label string, done, total int64, duration time.Duration)
 	// Host is what host.meminfo and host.facts read; it should be the
 	// run's engine.Config.Host. Nil means hostctl.NewHost().
 	Host *hostctl.Host

@@ -384,7 +384,7 @@ func TestMongod(t *testing.T) {
 	var mu sync.Mutex
 	labels := map[string]int{}
 	env := tr.env(map[string]string{"ops": "1000"})
-	env.Progress = func(label string, done, total int64) {
+	env.Progress = func(label string, done, total int64, _ time.Duration) {
 		mu.Lock()
 		labels[label]++
 		mu.Unlock()

@@ -346,7 +346,7 @@ func (b *binding) serverLoad(L *lua.LState) int {
 	threads, _ := o.integer("threads")
 	spec.Batch, spec.Threads = clampInt(batch), clampInt(threads)
 	spec.StartID, _ = o.integer("start_id")
-	res, err := s.Load(b.ctx, spec, b.progress("load "+spec.NS))
+	res, err := s.Load(b.ctx, spec, b.progress("load "+spec.NS, 0))
 	if err != nil {
 		b.raise(L, "load", err)
 	}
@@ -424,7 +424,7 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 			b.raise(L, "workload", err)
 		}
 	}
-	res, err := s.Workload(b.ctx, spec, b.progress("workload "+ns))
+	res, err := s.Workload(b.ctx, spec, b.progress("workload "+ns, spec.Duration))
 	if err != nil {
 		b.raise(L, "workload", err)
 	}
@@ -485,9 +485,10 @@ func clampInt(v int64) int {
 
 // progress returns the engine progress callback for label, nil when the
 // playbook has no progress display.
-func (b *binding) progress(label string) func(done, total int64) {
+// duration is the task's time bound (0: bounded by its count only).
+func (b *binding) progress(label string, duration time.Duration) func(done, total int64) {
 	if b.env.Progress == nil {
 		return nil
 	}
-	return func(done, total int64) { b.env.Progress(label, done, total) }
+	return func(done, total int64) { b.env.Progress(label, done, total, duration) }
 }

@@ -10,90 +10,145 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
+// plainEvery is how often plain output reports a task (once per task per
+// this period, plus its start and its end).
+const plainEvery = 5 * time.Second
+
 // progress shows long work: live bars when stdout is a terminal, plain
-// lines (at most every 5 s per task) otherwise.
+// lines (at most one per task every 5 s) otherwise.
 type progress struct {
-	env Env
-	mu  sync.Mutex
-	p   *mpb.Progress
-	// bars by label, with their start for the rate
-	bars   map[string]*mpb.Bar
-	last   map[string]time.Time
-	starts map[string]time.Time
-	done   map[string]int64
-	total  map[string]int64
-	first  map[string]int64 // done when the task was first seen
+	env    Env
+	mu     sync.Mutex
+	p      *mpb.Progress
+	tasks  map[string]*task
 	closed bool
 }
 
+// task is one load or workload being shown.
+type task struct {
+	bar      *mpb.Bar
+	start    time.Time
+	first    int64 // done when the task was first seen
+	done     int64
+	total    int64         // 0: bounded by duration only
+	duration time.Duration // 0: bounded by total only
+	said     time.Time     // last plain line
+	ended    bool
+}
+
 func newProgress(env Env) *progress {
-	pr := &progress{env: env, bars: map[string]*mpb.Bar{}, last: map[string]time.Time{}, starts: map[string]time.Time{},
-		done: map[string]int64{}, total: map[string]int64{}, first: map[string]int64{}}
+	pr := &progress{env: env, tasks: map[string]*task{}}
 	if env.Terminal {
 		pr.p = mpb.New(mpb.WithOutput(env.Stdout), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
 	}
 	return pr
 }
 
-// update reports done of total for a task (label), e.g. "load bench.c".
-func (pr *progress) update(label string, done, total int64) {
+// finished reports whether the task reached its bound.
+func (tk *task) finished(now time.Time) bool {
+	if tk.total > 0 {
+		return tk.done >= tk.total
+	}
+	return tk.duration > 0 && now.Sub(tk.start) >= tk.duration
+}
+
+// rate is operations per second since the task was first seen.
+func (tk *task) rate(now time.Time) float64 {
+	el := now.Sub(tk.start).Seconds()
+	if el <= 0.2 {
+		return 0
+	}
+	return float64(tk.done-tk.first) / el
+}
+
+// update reports a task (label, e.g. "load bench.c"): done of total, or
+// done within duration when only a duration bounds it.
+func (pr *progress) update(label string, done, total int64, duration time.Duration) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.closed {
 		return
 	}
+	now := time.Now()
+	tk, ok := pr.tasks[label]
 	// A label seen again from the start is a new task.
-	if prev, ok := pr.done[label]; !ok || done < prev || (prev >= pr.total[label] && pr.total[label] > 0) {
-		pr.starts[label] = time.Now()
-		pr.first[label] = done
-		delete(pr.last, label)
+	if !ok || done < tk.done || (tk.ended && done == 0) {
+		tk = &task{start: now, first: done}
+		pr.tasks[label] = tk
 	}
-	pr.done[label], pr.total[label] = done, total
+	tk.done, tk.total, tk.duration = done, total, duration
 	if pr.p == nil {
-		pr.plain(label, done, total)
+		pr.plain(label, tk, now)
 		return
 	}
-	bar, ok := pr.bars[label]
-	if !ok || bar.Completed() {
-		start, firstDone := pr.starts[label], pr.first[label]
-		bar = pr.p.AddBar(total,
+	pr.bar(label, tk, now)
+}
+
+// bar draws a task on the terminal: a count bar, or a time bar with the
+// operations so far when only a duration bounds the task.
+func (pr *progress) bar(label string, tk *task, now time.Time) {
+	byTime := tk.total <= 0 && tk.duration > 0
+	if tk.bar == nil {
+		max := tk.total
+		if byTime {
+			max = tk.duration.Milliseconds()
+		}
+		counter := decor.CountersNoUnit("%d / %d")
+		if byTime {
+			counter = decor.Any(func(decor.Statistics) string {
+				return fmt.Sprintf("%d ops, %s of %s", tk.done, time.Since(tk.start).Round(time.Second), tk.duration)
+			})
+		}
+		tk.bar = pr.p.AddBar(max,
 			mpb.PrependDecorators(decor.Name(label, decor.WC{W: len(label) + 1, C: decor.DindentRight}), decor.Elapsed(decor.ET_STYLE_MMSS)),
-			mpb.AppendDecorators(decor.CountersNoUnit("%d / %d"), decor.Any(func(s decor.Statistics) string {
-				el := time.Since(start).Seconds()
-				if el <= 0.2 {
-					return ""
+			mpb.AppendDecorators(counter, decor.Any(func(decor.Statistics) string {
+				if r := tk.rate(time.Now()); r > 0 {
+					return fmt.Sprintf(" %.0f/s", r)
 				}
-				return fmt.Sprintf(" %.0f/s", float64(s.Current-firstDone)/el)
+				return ""
 			})),
 			mpb.BarRemoveOnComplete(),
 		)
-		pr.bars[label] = bar
 	}
-	if total > 0 {
-		bar.SetTotal(total, false)
+	if byTime {
+		tk.bar.SetCurrent(min(now.Sub(tk.start).Milliseconds(), tk.duration.Milliseconds()))
+	} else {
+		if tk.total > 0 {
+			tk.bar.SetTotal(tk.total, false)
+		}
+		tk.bar.SetCurrent(tk.done)
 	}
-	bar.SetCurrent(done)
-	if total > 0 && done >= total {
-		bar.SetTotal(total, true)
+	if tk.finished(now) && !tk.ended {
+		tk.ended = true
+		tk.bar.SetTotal(-1, true)
 	}
 }
 
-func (pr *progress) plain(label string, done, total int64) {
-	now := time.Now()
-	if t, ok := pr.last[label]; ok && now.Sub(t) < 5*time.Second && done < total {
+// plain prints a task's line at its start, every plainEvery and at its
+// end.
+func (pr *progress) plain(label string, tk *task, now time.Time) {
+	end := tk.finished(now)
+	if tk.ended || (!tk.said.IsZero() && now.Sub(tk.said) < plainEvery && !end) {
 		return
 	}
-	pr.last[label] = now
-	el := now.Sub(pr.starts[label]).Seconds()
-	rate := ""
-	if el > 0.2 {
-		rate = fmt.Sprintf(", %.0f/s", float64(done-pr.first[label])/el)
+	if end {
+		tk.ended = true
 	}
-	pct := 0.0
-	if total > 0 {
-		pct = 100 * float64(done) / float64(total)
+	tk.said = now
+	var what string
+	switch {
+	case tk.total > 0:
+		what = fmt.Sprintf("%d/%d (%.0f%%)", tk.done, tk.total, 100*float64(tk.done)/float64(tk.total))
+	case tk.duration > 0:
+		el := min(now.Sub(tk.start), tk.duration)
+		what = fmt.Sprintf("%d ops, %s of %s (%.0f%%)", tk.done, el.Round(100*time.Millisecond), tk.duration, 100*el.Seconds()/tk.duration.Seconds())
+	default:
+		what = fmt.Sprintf("%d ops", tk.done)
 	}
-	fmt.Fprintf(pr.env.Stdout, "%s %-5s %-6s %s: %d/%d (%.0f%%)%s\n", now.Format("15:04:05"), "info", "run", label, done, total, pct, rate)
+	if r := tk.rate(now); r > 0 {
+		what += fmt.Sprintf(", %.0f/s", r)
+	}
+	fmt.Fprintf(pr.env.Stdout, "%s %-5s %-6s %s: %s\n", now.Format("15:04:05"), "info", "run", label, what)
 }
 
 // logWriter is where run events go: above the bars on a terminal.
@@ -121,8 +176,10 @@ func (pr *progress) close() {
 	}
 	pr.closed = true
 	p := pr.p
-	for _, b := range pr.bars {
-		b.Abort(true)
+	for _, tk := range pr.tasks {
+		if tk.bar != nil {
+			tk.bar.Abort(true)
+		}
 	}
 	pr.mu.Unlock()
 	if p != nil {

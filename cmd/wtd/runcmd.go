@@ -192,11 +192,11 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 		}
 	}()
 	// Progress names the running step, then the task (e.g. "workload bench.c").
-	update := func(task string, done, total int64) {
+	update := func(task string, done, total int64, duration time.Duration) {
 		if step := r.CurrentStep(); step != "" {
 			task = step + ": " + task
 		}
-		progress.update(task, done, total)
+		progress.update(task, done, total, duration)
 	}
 	_, perr := luabind.RunPlaybook(r.Context(), path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: update})
 	switch {
