@@ -1,12 +1,12 @@
 -- cache_sweep.lua: how WiredTiger's cache size changes random reads
--- (SEEDS.md 000).
+-- (see docs/playbooks.md).
 --
 -- A fresh server is loaded with incompressible documents, more data than the
 -- smallest cache holds. Then, for each cache size: restart with that
 -- cacheSizeGB, and for each round drop the OS page cache and do random reads
 -- by _id over a small working set (that fits the cache) and over the whole
 -- data set. The table at the end shows, per step, reads/s, latency and the
--- pages WiredTiger read into its cache per read (the seed measured 0.00 for a
+-- pages WiredTiger read into its cache per read (the original measured 0.00 for a
 -- 60 MB working set and 0.62 for 600 MB in a 256 MB cache).
 --
 -- Parameters (wtd run playbooks/cache_sweep.lua -p name=value):

@@ -1,5 +1,5 @@
 -- eviction_sweep.lua: update-heavy load under the eviction and checkpoint
--- settings SEEDS.md 004 tuned (eviction targets and triggers, dirty
+-- settings a field report tuned (docs/playbooks.md) (eviction targets and triggers, dirty
 -- targets and triggers, eviction threads, checkpoint interval).
 --
 -- One server is loaded once; then, for each setting, it is restarted with

@@ -1,4 +1,4 @@
--- tickets.lua: read tickets and their queue (SEEDS.md 001).
+-- tickets.lua: read tickets and their queue (see docs/playbooks.md).
 --
 -- Many threads read at once while the read-ticket limit
 -- (executionControlConcurrentReadTransactions) is set to each value in turn.

@@ -1,10 +1,10 @@
 -- write_pressure.lua: many threads loading at once into a large and a small
--- cache (SEEDS.md 000, "write pressure, 8 threads").
+-- cache (see docs/playbooks.md).
 --
 -- For each cache size a fresh server is loaded by `threads` threads in
 -- batches. The table shows MB/s (as docs/s), batch latency, and the dirty
 -- peak; `wtd show RUN` adds the pages evicted by application threads and the
--- time they spent evicting. The seed saw, with a 2 GB cache, a dirty peak of
+-- time they spent evicting. The original saw, with a 2 GB cache, a dirty peak of
 -- about 10% of the cache and 2 ms of application-thread eviction, and with a
 -- 256 MB cache a dirty peak of 26 MB and 514 ms of it.
 --
