@@ -78,6 +78,10 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 		SetParameters: opts.SetParameters, ExtraArgs: opts.ExtraArgs}
 	if spec.DBPath == "" {
 		spec.DBPath = r.dir + "/" + name + "-db"
+	} else if dbpath, err := r.checkDBPath(spec.DBPath); err != nil {
+		return nil, err
+	} else {
+		spec.DBPath = dbpath
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
