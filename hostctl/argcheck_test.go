@@ -103,8 +103,10 @@ func TestValidateChecksArgsParametersAndEngineConfig(t *testing.T) {
 		edit func(*ServerSpec)
 		want string
 	}{
-		"args":         {func(s *ServerSpec) { s.ExtraArgs = []string{"-f", "/etc/shadow"} }, "args[1] -f is refused"},
-		"setParameter": {func(s *ServerSpec) { s.SetParameters = map[string]string{"diagnosticDataCollectionDirectoryPath": "/x"} }, "setParameter diagnosticDataCollectionDirectoryPath is refused"},
+		"args": {func(s *ServerSpec) { s.ExtraArgs = []string{"-f", "/etc/shadow"} }, "args[1] -f is refused"},
+		"setParameter": {func(s *ServerSpec) {
+			s.SetParameters = map[string]string{"diagnosticDataCollectionDirectoryPath": "/x"}
+		}, "setParameter diagnosticDataCollectionDirectoryPath is refused"},
 		"engineConfig": {func(s *ServerSpec) { s.EngineConfig = "log=(path=/x)" }, `engineConfig "log=(path=/x)": the WiredTiger key "path" is refused`},
 	} {
 		s := good
