@@ -32,6 +32,9 @@ type StartOptions struct {
 	StopTimeout time.Duration
 	// Env adds KEY=VALUE entries to the server's environment.
 	Env []string
+	// Dialer opens the driver's connections to the server; nil means
+	// LoopbackDialer.
+	Dialer options.ContextDialer
 }
 
 func (o StartOptions) withDefaults() StartOptions {
@@ -133,10 +136,10 @@ func launch(ctx context.Context, spec ServerSpec, opts StartOptions) (*process, 
 	// which Stop and every failure path below make sure of.
 	go p.reap()
 
-	p.client, err = mongo.Connect(options.Client().
-		ApplyURI(p.uri()).
-		SetConnectTimeout(2 * time.Second).
-		SetServerSelectionTimeout(2 * time.Second))
+	copts, err := ClientOptions(p.uri(), ConnectOptions{Timeout: 2 * time.Second, Dialer: opts.Dialer})
+	if err == nil {
+		p.client, err = mongo.Connect(copts)
+	}
 	if err != nil {
 		p.kill()
 		return nil, fmt.Errorf("start mongod: connect: %w", err)
