@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"wtd/engine/store"
-	"wtd/hostctl"
 	"wtd/internal/fakemongo"
 )
 
@@ -20,21 +17,11 @@ import (
 // whose driver connections go through dialer.
 func newConnectRun(t *testing.T, dialer *fakemongo.Recorder) *Run {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close(context.Background()) })
-	cfg := Config{Store: st, Host: hostctl.NewHost(), Dir: t.TempDir()}
+	var cfg Config
 	if dialer != nil {
 		cfg.StartOptions.Dialer = dialer
 	}
-	r, err := StartRun(ctx, cfg, RunInfo{PlaybookPath: "test.lua"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Finish(context.Background(), StatusAborted, "test cleanup") })
+	r, _, _ := startTestRun(t, cfg)
 	return r
 }
 

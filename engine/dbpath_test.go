@@ -6,27 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"wtd/engine/store"
-	"wtd/hostctl"
 )
 
 // newCheckRun starts a run whose servers never start: its binary does not
 // exist, so only the checks before a start run.
 func newCheckRun(t *testing.T, allow ...string) *Run {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close(context.Background()) })
-	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: "/nonexistent/mongod",
-		Dir: t.TempDir(), AllowDirs: allow}, RunInfo{PlaybookPath: "test.lua"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Finish(context.Background(), StatusAborted, "test cleanup") })
+	r, _, _ := startTestRun(t, Config{MongodBinary: "/nonexistent/mongod", AllowDirs: allow})
 	return r
 }
 
