@@ -47,6 +47,9 @@ type Config struct {
 	// Dir, if set, is the run's directory instead (kept; only the servers'
 	// data in it is deleted at the end). With neither, a temp directory.
 	Dir string
+	// AllowDirs are the directories besides the run's where mongod.start
+	// may put a dbpath (wtd run --allow-dir).
+	AllowDirs []string
 	// Log receives the run's events as lines (may be nil).
 	Log io.Writer
 	// Errors receives failures that cannot wait for the end of the run,

@@ -3,52 +3,24 @@ package engine
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"wtd/engine/store"
-	"wtd/hostctl"
 )
 
 // newBenchRun is newTestRun for benchmarks, with the sampler off.
 func newBenchRun(b *testing.B) (*Run, *store.Store, *bytes.Buffer) {
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "wtd.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { st.Close(context.Background()) })
-	log := &bytes.Buffer{}
-	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: startTestServerBinary(b),
-		Dir: b.TempDir(), Log: log}, RunInfo{PlaybookPath: "bench.lua"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { r.Finish(context.Background(), StatusOK, "") })
-	return r, st, log
+	return startTestRun(b, Config{MongodBinary: startTestServerBinary(b)})
 }
 
 // newTestRun opens a store in a temp dir and starts a run on the built-in
 // target.
 func newTestRun(t *testing.T, interval time.Duration) (*Run, *store.Store, *bytes.Buffer) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close(context.Background()) })
-	log := &bytes.Buffer{}
-	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: startTestServerBinary(t),
-		SampleInterval: interval, Dir: t.TempDir(), Log: log}, RunInfo{PlaybookPath: "test.lua", Playbook: "-- test", Params: map[string]any{"n": 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Finish(context.Background(), StatusAborted, "test cleanup") })
-	return r, st, log
+	return startTestRun(t, Config{MongodBinary: startTestServerBinary(t), SampleInterval: interval})
 }
 
 func cacheMax(t *testing.T, s *Server) int64 {

@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"wtd/engine/store"
 	"wtd/hostctl"
@@ -78,6 +78,10 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 		SetParameters: opts.SetParameters, ExtraArgs: opts.ExtraArgs}
 	if spec.DBPath == "" {
 		spec.DBPath = r.dir + "/" + name + "-db"
+	} else if dbpath, err := r.checkDBPath(spec.DBPath); err != nil {
+		return nil, err
+	} else {
+		spec.DBPath = dbpath
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -98,25 +102,13 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 	return s, nil
 }
 
-// ConnectServer attaches to a running server by URI (mongod.connect). Only
-// loopback hosts are allowed.
-func (r *Run) ConnectServer(ctx context.Context, uri string) (*Server, error) {
-	opts := options.Client().ApplyURI(uri)
-	if err := opts.Validate(); err != nil {
-		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
-	}
-	for _, h := range opts.Hosts {
-		if err := hostctl.CheckLoopback(h); err != nil {
-			return nil, err
-		}
-	}
-	client, err := mongo.Connect(opts)
+// ConnectServer attaches to a running server by URI (mongod.connect): one
+// loopback host, connected to directly, within timeout (0: 5 s); see
+// connectDirect.
+func (r *Run) ConnectServer(ctx context.Context, uri string, timeout time.Duration) (*Server, error) {
+	client, err := r.connectDirect(ctx, uri, timeout)
 	if err != nil {
-		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
-	}
-	if err := client.Ping(ctx, nil); err != nil {
-		client.Disconnect(context.Background())
-		return nil, fmt.Errorf("connect %s: %w", redact(uri), err)
+		return nil, err
 	}
 	r.mu.Lock()
 	name := fmt.Sprintf("m%d", len(r.servers)+1)

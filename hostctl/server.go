@@ -32,6 +32,9 @@ type StartOptions struct {
 	StopTimeout time.Duration
 	// Env adds KEY=VALUE entries to the server's environment.
 	Env []string
+	// Dialer opens the driver's connections to the server; nil means
+	// LoopbackDialer.
+	Dialer options.ContextDialer
 }
 
 func (o StartOptions) withDefaults() StartOptions {
@@ -46,9 +49,6 @@ func (o StartOptions) withDefaults() StartOptions {
 	}
 	return o
 }
-
-// errorLogLines is how many log lines an error message quotes.
-const errorLogLines = 10
 
 // Server is a mongod that this process started. Its methods are safe for
 // concurrent use. After Restart the same Server stands for the new process.
@@ -77,7 +77,9 @@ type process struct {
 // appended to spec.LogPath (default <dbpath>/mongod.log), and waits until
 // hello answers. The server runs in its own process group and gets SIGKILL
 // if this process dies. On an early exit, a timeout or a cancelled ctx the
-// server is killed and the error quotes its exit status and last log lines.
+// server is killed and the error quotes its exit status and the message and
+// attributes of its last error-level log line (its last lines when it has
+// none).
 // ctx bounds only the start: it does not stop a server that came up.
 //
 // Pdeathsig is tied to the OS thread that forked the server; Go keeps its
@@ -133,10 +135,10 @@ func launch(ctx context.Context, spec ServerSpec, opts StartOptions) (*process, 
 	// which Stop and every failure path below make sure of.
 	go p.reap()
 
-	p.client, err = mongo.Connect(options.Client().
-		ApplyURI(p.uri()).
-		SetConnectTimeout(2 * time.Second).
-		SetServerSelectionTimeout(2 * time.Second))
+	copts, err := ClientOptions(p.uri(), ConnectOptions{Timeout: 2 * time.Second, Dialer: opts.Dialer})
+	if err == nil {
+		p.client, err = mongo.Connect(copts)
+	}
 	if err != nil {
 		p.kill()
 		return nil, fmt.Errorf("start mongod: connect: %w", err)
@@ -186,13 +188,13 @@ func (p *process) awaitHello(ctx context.Context, opts StartOptions) error {
 	for {
 		select {
 		case <-p.exited:
-			return fmt.Errorf("start mongod: %s before answering hello; last log lines: %s",
+			return fmt.Errorf("start mongod: %s before answering hello; %s",
 				exitDescription(p.state), p.quoteLog())
 		case <-tctx.Done():
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("start mongod: %w before it answered hello; killed it; last log lines: %s", err, p.quoteLog())
+				return fmt.Errorf("start mongod: %w before it answered hello; killed it; %s", err, p.quoteLog())
 			}
-			return fmt.Errorf("start mongod: no answer to hello within %s (last error: %v); killed it; last log lines: %s",
+			return fmt.Errorf("start mongod: no answer to hello within %s (last error: %v); killed it; %s",
 				opts.StartTimeout, lastErr, p.quoteLog())
 		case <-timer.C:
 		}
@@ -217,14 +219,9 @@ func (p *process) hello(ctx context.Context) error {
 	return err
 }
 
-// quoteLog joins the last log lines for an error message.
-func (p *process) quoteLog() string {
-	lines := p.tail.Last(errorLogLines)
-	if len(lines) == 0 {
-		return "(none)"
-	}
-	return strings.Join(lines, " | ")
-}
+// quoteLog words the end of the server's output for an error message: its
+// last error-level line, else its last lines (see summarizeLog).
+func (p *process) quoteLog() string { return summarizeLog(p.tail.Last(-1)) }
 
 // exitDescription says how a process ended: "exited with status 3" or
 // "was killed by signal killed".
@@ -298,7 +295,7 @@ func (s *Server) ExitErr() error {
 	if p.stopping.Load() {
 		return nil
 	}
-	return fmt.Errorf("mongod pid %d on port %d %s without being stopped; last log lines: %s",
+	return fmt.Errorf("mongod pid %d on port %d %s without being stopped; %s",
 		p.pid(), p.spec.Port, exitDescription(p.state), p.quoteLog())
 }
 

@@ -137,7 +137,15 @@ func (s ServerSpec) Validate() error {
 	for _, n := range sortedKeys(s.SetParameters) {
 		if n == "" || strings.ContainsAny(n, "= ") {
 			bad("setParameter %q: a parameter name has no '=' or spaces", n)
+		} else if err := CheckParameterName(n); err != nil {
+			bad("setParameter %w", err)
 		}
+	}
+	if err := CheckWTConfig(s.EngineConfig); err != nil {
+		bad("engineConfig %w", err)
+	}
+	if err := CheckArgs(s.ExtraArgs); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))

@@ -145,17 +145,29 @@ func setParameters(o options) (map[string]string, bool) {
 	return out, true
 }
 
-// mongod.connect{ uri = "mongodb://127.0.0.1:27017" } -> server
+// maxConnectSeconds bounds mongod.connect's timeout.
+const maxConnectSeconds = 3600
+
+// mongod.connect{ uri = "mongodb://127.0.0.1:27017", timeout = 5 } -> server
 //
-// Attaches to a running server on loopback; wtd does not manage its
-// process (restart fails).
+// Attaches to a running server on loopback, directly (the hosts it
+// advertises are not followed); mongodb+srv:// and URIs of several hosts
+// are refused. Connecting fails after timeout seconds (default 5). wtd
+// does not manage the process (restart fails).
 func (b *binding) mongodConnect(L *lua.LState) int {
-	o := checkOptions(L, 1, "mongod.connect", "uri")
+	o := checkOptions(L, 1, "mongod.connect", "uri", "timeout")
 	uri, ok := o.str("uri")
 	if !ok {
 		raisef(L, "mongod.connect: uri is required")
 	}
-	s, err := b.env.Run.ConnectServer(b.ctx, uri)
+	var timeout time.Duration
+	if sec, ok := o.number("timeout"); ok {
+		if !(sec > 0 && sec <= maxConnectSeconds) {
+			raisef(L, "mongod.connect: timeout %v seconds out of range (0, %d]", sec, maxConnectSeconds)
+		}
+		timeout = time.Duration(sec * float64(time.Second))
+	}
+	s, err := b.env.Run.ConnectServer(b.ctx, uri, timeout)
 	if err != nil {
 		b.raise(L, "mongod.connect", err)
 	}

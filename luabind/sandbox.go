@@ -1,14 +1,13 @@
 package luabind
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"wtd/hostctl"
 )
 
 // The sandbox: base (without file loading), table, string, math, and
@@ -152,39 +151,24 @@ func (b *binding) ioLines(lines lua.LValue) lua.LGFunction {
 	}
 }
 
-// inRunDir resolves path (relative: to the run's directory) and checks
-// that it lies inside the run's directory, symbolic links resolved.
+// inRunDir resolves path (relative: to the run's directory) as the kernel
+// would, symbolic links and ".." included, and checks that it lies inside
+// the run's directory. It returns the resolved path.
 func (b *binding) inRunDir(path string) (string, error) {
 	if b.checking {
 		b.checkDone = true // a check opens no files
 		return "", errCheckDone
 	}
-	dir, err := filepath.Abs(b.env.Run.Dir())
+	dir, err := hostctl.ResolvePath(".", b.env.Run.Dir())
 	if err != nil {
 		return "", err
 	}
-	abs := path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(dir, abs)
+	abs, err := hostctl.ResolvePath(dir, path)
+	if err != nil {
+		return "", err
 	}
-	abs = filepath.Clean(abs)
-	rel, err := filepath.Rel(resolveExisting(dir), resolveExisting(abs))
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !hostctl.Within(abs, dir) {
 		return "", fmt.Errorf("%s is outside the run's directory %s: a playbook opens files only there", path, dir)
 	}
 	return abs, nil
-}
-
-// resolveExisting resolves the symbolic links of the longest existing
-// prefix of path.
-func resolveExisting(path string) string {
-	rest := ""
-	for p := path; ; p = filepath.Dir(p) {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		} else if !errors.Is(err, os.ErrNotExist) || p == filepath.Dir(p) {
-			return path
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }

@@ -25,6 +25,8 @@ type runFlags struct {
 	mongod   string
 	interval time.Duration
 	noWait   bool
+	// allowDirs are the --allow-dir directories (absolute once checked).
+	allowDirs []string
 }
 
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -70,6 +72,9 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 			if f.interval < 0 {
 				return usageErr("--sample-interval %s: must be 0 (off) or positive", f.interval)
 			}
+			if f.allowDirs, err = checkAllowDirs(f.allowDirs); err != nil {
+				return err
+			}
 			return runPlaybook(cmd.Context(), env, openStore, args[0], overrides, f)
 		},
 	}
@@ -77,6 +82,7 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 	cmd.Flags().StringVar(&f.mongod, "mongod", "", "server binary to start (default $WTD_MONGOD, mongod or minimongod)")
 	cmd.Flags().DurationVar(&f.interval, "sample-interval", time.Second, "how often to record serverStatus and host metrics (0 turns sampling off)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "exit 3 at once when another experiment holds the host's lock, instead of waiting")
+	addAllowDirFlag(cmd, &f.allowDirs)
 	return cmd
 }
 
@@ -165,7 +171,7 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	progress := newProgress(env)
 	defer progress.close()
 	r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: hostctl.NewHost(), MongodBinary: bin,
-		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state,
+		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		Log: progress.logWriter(), Errors: env.Stderr},
 		engine.RunInfo{PlaybookPath: path, Playbook: string(src), Params: stringParams(overrides)})
 	if err != nil {

@@ -22,6 +22,23 @@ end
 has(fails(mongod.start, { cachesize = 1 }), 'unknown option "cachesize" (allowed: args, cacheSizeGB, dbpath, engineConfig, port, setParameter, syncdelay)')
 has(fails(mongod.start, { setParameter = { x = {} } }), "setParameter.x must be a number, boolean or string, got table")
 has(fails(mongod.start, { args = { 1 } }), "args[1] must be a string")
+-- Flags that name a path are refused, naming what to use instead, and a
+-- file named is never quoted.
+local cfg = fails(mongod.start, { args = { "--nojournal", "-f", "/etc/passwd" } })
+has(cfg, "mongod.start: validate mongod settings: args[2] -f is refused: a playbook names no configuration file")
+assert(not cfg:find("root:", 1, true), "the error quotes the file: " .. cfg)
+has(fails(mongod.start, { args = { "--logpath=/tmp/wtd-test.log" } }), "args[1] --logpath is refused: the run directory holds the server's log")
+has(fails(mongod.start, { args = { "--dbpath", "/tmp" } }), 'args[1] --dbpath is refused: use dbpath = "..."')
+has(fails(mongod.start, { args = { "--pidfilepath", "/tmp/x.pid" } }), "--pidfilepath is refused")
+has(fails(mongod.start, { args = { "--keyFile", "/etc/passwd" } }), "--keyFile is refused")
+has(fails(mongod.start, { args = { "--tlsCertificateKeyFile=/etc/passwd" } }), "--tlsCertificateKeyFile is refused")
+has(fails(mongod.start, { engineConfig = "extensions=[/tmp/x.so]" }), 'the WiredTiger key "extensions" is refused')
+has(fails(mongod.start, { setParameter = { diagnosticDataCollectionDirectoryPath = "/tmp/ftdc" } }), "diagnosticDataCollectionDirectoryPath is refused")
+-- dbpath: inside the run directory, or under a directory allowed with --allow-dir.
+local out = fails(mongod.start, { dbpath = "/tmp/wtd-test-not-allowed/db" })
+has(out, "mongod.start: dbpath /tmp/wtd-test-not-allowed/db is outside the run directory")
+has(out, "no directory is allowed with wtd run --allow-dir")
+has(fails(mongod.start, { dbpath = "../escape" }), "is outside the run directory")
 local e = fails(mongod.start, { cacheSizeGB = 0.1 })
 has(e, "storage.wiredTiger.engineConfig.cacheSizeGB must be greater than or equal to 0.25")
 assert(e:match("^testdata/mongod_test.lua:%d+: mongod.start: "), e)
@@ -101,6 +118,9 @@ has(re, "storage.wiredTiger.engineConfig.cacheSizeGB must be greater than or equ
 assert(re:match("^testdata/mongod_test.lua:%d+: restart m1: "), re)
 assert(cache_max(m) == 536870912, "a refused restart leaves the server as it was")
 has(fails(m.restart, m, { port = 1 }), 'unknown option "port"')
+has(fails(m.restart, m, { args = { "--config=/etc/passwd" } }), "restart m1: validate mongod settings: args[1] --config is refused")
+has(fails(m.restart, m, { args = { "--logpath", "/tmp/x" } }), "args[1] --logpath is refused")
+assert(cache_max(m) == 536870912, "a refused restart leaves the server running")
 
 -- Attached servers.
 local a = mongod.connect{ uri = m.uri }

@@ -1,0 +1,119 @@
+package hostctl
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckArgsRefusesPathFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // in the error: the flag and what to use instead
+	}{
+		{[]string{"-f", "/etc/passwd"}, "args[1] -f is refused: a playbook names no configuration file"},
+		{[]string{"-f/etc/passwd"}, "args[1] -f is refused (write long flags with two dashes)"},
+		{[]string{"--config", "/x"}, "args[1] --config is refused: a playbook names no configuration file"},
+		{[]string{"--config=/x"}, "--config is refused"},
+		{[]string{"-config", "/x"}, "args[1] -config is refused"},
+		{[]string{"--configExpand", "exec"}, "--configExpand is refused"},
+		{[]string{"--nojournal", "--logpath", "/tmp/x.log"}, "args[2] --logpath is refused: the run directory holds the server's log"},
+		{[]string{"--logpath=/tmp/x.log"}, "--logpath is refused: the run directory holds the server's log"},
+		{[]string{"-logpath", "/tmp/x.log"}, "-logpath is refused"},
+		{[]string{"--LogPath", "/x"}, "--LogPath is refused"},
+		{[]string{"--syslog"}, "--syslog is refused"},
+		{[]string{"--dbpath", "/x"}, `--dbpath is refused: use dbpath = "..." (inside the run directory, or under a directory the operator allowed with wtd run --allow-dir)`},
+		{[]string{"--repairpath", "/x"}, "--repairpath is refused"},
+		{[]string{"--pidfilepath", "/x"}, "--pidfilepath is refused: wtd knows the process id: m.pid"},
+		{[]string{"--keyFile", "/x"}, "--keyFile is refused: wtd talks to its servers on loopback without TLS or authentication"},
+		{[]string{"--tlsCertificateKeyFile=/x"}, "--tlsCertificateKeyFile is refused"},
+		{[]string{"--sslPEMKeyFile", "/x"}, "--sslPEMKeyFile is refused"},
+		{[]string{"--tlsCAFile", "/x"}, "--tlsCAFile is refused"},
+		{[]string{"--sslCAFile", "/x"}, "--sslCAFile is refused"},
+		{[]string{"--tlsCRLFile", "/x"}, "--tlsCRLFile is refused"},
+		{[]string{"--tlsClusterFile", "/x"}, "--tlsClusterFile is refused"},
+		{[]string{"--encryptionKeyFile", "/x"}, "--encryptionKeyFile is refused"},
+		{[]string{"--unixSocketPrefix", "/x"}, "--unixSocketPrefix is refused: use --nounixsocket"},
+		{[]string{"--timeZoneInfo", "/x"}, "--timeZoneInfo is refused"},
+		{[]string{"--auditPath", "/x"}, "--auditPath is refused"},
+		{[]string{"--fork"}, "--fork is refused"},
+		{[]string{"--port", "1"}, "--port is refused: use port = N"},
+		{[]string{"--bind_ip_all"}, "--bind_ip_all is refused: wtd's servers listen on 127.0.0.1 only"},
+		{[]string{"--bind_ip", "0.0.0.0"}, "--bind_ip is refused"},
+		{[]string{"--wiredTigerCacheSizeGB", "1"}, "--wiredTigerCacheSizeGB is refused: use cacheSizeGB = N"},
+		{[]string{"--wiredTigerEngineConfigString=x"}, `--wiredTigerEngineConfigString is refused: use engineConfig = "..."`},
+		{[]string{"--syncdelay", "1"}, "--syncdelay is refused: use syncdelay = N"},
+		{[]string{"--ldapServers", "10.1.2.3"}, "--ldapServers is refused: wtd's servers reach no other host"},
+		{[]string{"--setParameter", "diagnosticDataCollectionDirectoryPath=/x"}, "args[2] --setParameter diagnosticDataCollectionDirectoryPath is refused: its value is a path"},
+		{[]string{"--setParameter=diagnosticDataCollectionDirectoryPath=/x"}, "--setParameter diagnosticDataCollectionDirectoryPath is refused"},
+		{[]string{"--setParameter", "--logpath=/x"}, "args[2] --logpath is refused"},
+		{[]string{"--wiredTigerCollectionConfigString", "source=file:/x"}, `the WiredTiger key "source" is refused`},
+		{[]string{"--wiredTigerIndexConfigString=x=1,log=(path=/x)"}, `the WiredTiger key "path" is refused`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			err := CheckArgs(tt.args)
+			if err == nil {
+				t.Fatalf("CheckArgs(%q) = nil, want an error containing %q", tt.args, tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("CheckArgs(%q) = %q, want it to contain %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckArgsAllowsPathFreeFlags(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"--nojournal", "--directoryperdb", "-vvv", "--quiet", "--notablescan", "--logappend"},
+		{"--slowms", "50", "--slowOpSampleRate=0.5"},
+		{"--setParameter", "ttlMonitorEnabled=false", "--setParameter=cursorTimeoutMillis=1000"},
+		{"--wiredTigerCollectionBlockCompressor", "zstd", "--wiredTigerCollectionConfigString", "block_compressor=zstd"},
+		{"--storageEngine", "wiredTiger", "--", "-"},
+	} {
+		if err := CheckArgs(args); err != nil {
+			t.Errorf("CheckArgs(%q) = %v, want nil", args, err)
+		}
+	}
+}
+
+func TestCheckWTConfig(t *testing.T) {
+	for cfg, want := range map[string]string{
+		"eviction_target=60,eviction_trigger=80":         "",
+		"cache_size=300M,eviction=(threads_max=8)":       "",
+		"log=(enabled=true,path=/tmp/x)":                 `"path"`,
+		"extensions=[/tmp/evil.so]":                      `"extensions"`,
+		"x=1, extensions : [/tmp/evil.so]":               `"extensions"`,
+		"tiered_storage=(bucket=x)":                      `"tiered_storage"`,
+		"chunk_cache=(enabled=true,storage_path=/tmp/c)": `"storage_path"`,
+	} {
+		err := CheckWTConfig(cfg)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckWTConfig(%q) = %v, want nil", cfg, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("CheckWTConfig(%q) = %v, want an error naming %s", cfg, err, want)
+		}
+	}
+}
+
+func TestValidateChecksArgsParametersAndEngineConfig(t *testing.T) {
+	good := ServerSpec{Binary: "mongod", DBPath: "/tmp/db", Port: 27017}
+	for name, tt := range map[string]struct {
+		edit func(*ServerSpec)
+		want string
+	}{
+		"args": {func(s *ServerSpec) { s.ExtraArgs = []string{"-f", "/etc/shadow"} }, "args[1] -f is refused"},
+		"setParameter": {func(s *ServerSpec) {
+			s.SetParameters = map[string]string{"diagnosticDataCollectionDirectoryPath": "/x"}
+		}, "setParameter diagnosticDataCollectionDirectoryPath is refused"},
+		"engineConfig": {func(s *ServerSpec) { s.EngineConfig = "log=(path=/x)" }, `engineConfig "log=(path=/x)": the WiredTiger key "path" is refused`},
+	} {
+		s := good
+		tt.edit(&s)
+		err := s.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "validate mongod settings: ") {
+			t.Errorf("%s: Validate() = %v, want %q", name, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package luabind
+
+import (
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"wtd/engine"
+	"wtd/internal/fakemongo"
+)
+
+func TestMongodConnect(t *testing.T) {
+	fake := fakemongo.Start(t, fakemongo.ReplicaSetHello)
+	rec := &fakemongo.Recorder{}
+	tr := newTestRun(t, func(c *engine.Config) { c.StartOptions.Dialer = rec })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+
+	start := time.Now()
+	tr.mustRunFile(t, "connect_test.lua", tr.env(map[string]string{"closed": strconv.Itoa(closed), "fake": fake.URI()}))
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the checks took %s: a refusal or the closed port waited", d)
+	}
+	closedAddr := "127.0.0.1:" + strconv.Itoa(closed)
+	for _, a := range rec.Addrs() {
+		if a != fake.Addr() && a != closedAddr {
+			t.Errorf("dialled %s; want only %s and %s", a, fake.Addr(), closedAddr)
+		}
+	}
+}
