@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"wtd/engine/store"
-	"wtd/hostctl"
+	"wtd/internal/testhost"
 )
 
 // TestResultsDatabaseFull: when the results database stops taking writes,
@@ -27,7 +27,7 @@ func TestResultsDatabaseFull(t *testing.T) {
 	}
 	defer st.Close(ctx)
 	var errs syncBuf
-	r, err := StartRun(ctx, Config{Store: st, Host: hostctl.NewHost(), MongodBinary: startTestServerBinary(t),
+	r, err := StartRun(ctx, Config{Store: st, Host: testhost.New(t), MongodBinary: startTestServerBinary(t),
 		SampleInterval: 20 * time.Millisecond, Dir: t.TempDir(), Log: &bytes.Buffer{}, Errors: &errs},
 		RunInfo{PlaybookPath: "full.lua", Playbook: "-- full"})
 	if err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"wtd/engine/store"
-	"wtd/hostctl"
+	"wtd/internal/testhost"
 )
 
 // startTestRun starts a run with cfg on a fresh store in a temp dir; the
@@ -24,7 +24,7 @@ func startTestRun(t testing.TB, cfg Config) (*Run, *store.Store, *bytes.Buffer) 
 	log := &bytes.Buffer{}
 	cfg.Store, cfg.Log = st, log
 	if cfg.Host == nil {
-		cfg.Host = hostctl.NewHost()
+		cfg.Host = testhost.New(t)
 	}
 	if cfg.Dir == "" {
 		cfg.Dir = t.TempDir()

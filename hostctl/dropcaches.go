@@ -47,13 +47,18 @@ func (h *Host) DropCaches(ctx context.Context) DropResult {
 		res.Reason = fmt.Sprintf("drop caches: %v", err)
 		return res
 	}
-	syscall.Sync()
+	if h.DropCachesFile == "" {
+		syscall.Sync() // host-wide: not for a stand-in file
+	}
 	if err := ctx.Err(); err != nil {
 		res.CachedAfter = res.CachedBefore
 		res.Reason = fmt.Sprintf("drop caches after sync: %v", err)
 		return res
 	}
-	path := h.procPath("sys", "vm", "drop_caches")
+	path := h.DropCachesFile
+	if path == "" {
+		path = h.procPath("sys", "vm", "drop_caches")
+	}
 	werr := writeExisting(path, "3\n")
 	res.CachedAfter = h.cached()
 	if werr != nil {

@@ -21,7 +21,7 @@ func dropFixture(t *testing.T, withFile bool) (*Host, string) {
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return &Host{ProcRoot: root, euid: func() int { return 0 }}, path
+	return &Host{ProcRoot: root, EUID: func() int { return 0 }}, path
 }
 
 func TestDropCachesWrites(t *testing.T) {
@@ -47,7 +47,7 @@ func TestDropCachesWrites(t *testing.T) {
 
 func TestDropCachesNotRoot(t *testing.T) {
 	h, path := dropFixture(t, true)
-	h.euid = func() int { return 1000 }
+	h.EUID = func() int { return 1000 }
 	res := h.DropCaches(context.Background())
 	if res.Dropped {
 		t.Fatal("Dropped = true without root")

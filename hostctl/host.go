@@ -16,9 +16,13 @@ type Host struct {
 	// SysRoot is where sysfs is mounted; "/sys" on a normal host.
 	SysRoot string
 
-	// euid reports the effective user id; nil means os.Geteuid. Tests
-	// replace it to see what an unprivileged run does.
-	euid func() int
+	// EUID reports the effective user id; nil means os.Geteuid. Tests
+	// replace it to see what an unprivileged (or a root) run does.
+	EUID func() int
+	// DropCachesFile is the file DropCaches writes; "" means
+	// <ProcRoot>/sys/vm/drop_caches. Tests point it at a plain file so that
+	// nothing host-wide happens while the rest of the host is real.
+	DropCachesFile string
 }
 
 // NewHost returns the real host: /proc and /sys.
@@ -43,8 +47,8 @@ func (h *Host) sysPath(elem ...string) string {
 }
 
 func (h *Host) geteuid() int {
-	if h.euid != nil {
-		return h.euid()
+	if h.EUID != nil {
+		return h.EUID()
 	}
 	return os.Geteuid()
 }

@@ -16,6 +16,7 @@ import (
 	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/hostctl"
+	"wtd/internal/testhost"
 )
 
 // The minimongod the tests start, built once per test binary into a temp
@@ -71,7 +72,7 @@ func newTestRun(t *testing.T, opts ...runOption) *testRun {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close(context.Background()) })
-	tr := &testRun{out: &syncBuffer{}, log: &syncBuffer{}, host: hostctl.NewHost()}
+	tr := &testRun{out: &syncBuffer{}, log: &syncBuffer{}, host: testhost.New(t)}
 	cfg := engine.Config{Store: st, Host: tr.host, Dir: t.TempDir(), Log: tr.log}
 	for _, o := range opts {
 		o(&cfg)
@@ -445,14 +446,19 @@ func TestStep(t *testing.T) {
 
 func TestFailingStepFailsPlaybook(t *testing.T) {
 	tr := newTestRun(t)
-	src := "local n = 0\nstep{ name = 'bad', round = 1, run = function()\n  n = n + 1\n  error('nope')\nend }\nlog('not reached')\n"
+	src := "log('reached')\nlocal n = 0\nstep{ name = 'bad', round = 1, run = function()\n  n = n + 1\n  error('nope')\nend }\nlog('not reached')\n"
 	_, err := RunPlaybook(context.Background(), "inline.lua", src, tr.env(nil))
-	wantPrefix(t, err, "inline.lua:4: nope")
+	wantPrefix(t, err, "inline.lua:5: nope")
 	steps := tr.run.Steps()
-	if len(steps) != 1 || steps[0].Status != engine.StatusFailed || !strings.Contains(steps[0].Error, "inline.lua:4: nope") {
+	if len(steps) != 1 || steps[0].Status != engine.StatusFailed || !strings.Contains(steps[0].Error, "inline.lua:5: nope") {
 		t.Fatalf("steps = %+v", steps)
 	}
-	if strings.Contains(tr.out.String(), "not reached") {
+	// log() records events: the one before the step is there (so the
+	// check below can fail), the one after it is not.
+	if !strings.Contains(tr.log.String(), "reached") {
+		t.Fatalf("log() before the step was not recorded:\n%s", tr.log.String())
+	}
+	if strings.Contains(tr.log.String(), "not reached") {
 		t.Error("the playbook went on after the failing step")
 	}
 }

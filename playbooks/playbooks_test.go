@@ -11,7 +11,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
-	"wtd/hostctl"
+	"wtd/internal/testhost"
 	"wtd/internal/testbin"
 	"wtd/luabind"
 )
@@ -50,7 +50,7 @@ func TestPlaybooksRun(t *testing.T) {
 			}
 			defer st.Close(ctx)
 			var out strings.Builder
-			r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: hostctl.NewHost(), MongodBinary: bin, Dir: t.TempDir()},
+			r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: testhost.New(t), MongodBinary: bin, Dir: t.TempDir()},
 				engine.RunInfo{PlaybookPath: f, Playbook: string(src)})
 			if err != nil {
 				t.Fatal(err)

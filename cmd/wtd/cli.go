@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // Version is wtd's version, set at build time with -ldflags "-X main.Version=...".
@@ -32,6 +33,8 @@ type Env struct {
 	Getenv         func(string) string
 	// Terminal is true when stdout is a terminal (live progress).
 	Terminal bool
+	// Host is the machine runs act on; nil means hostctl.NewHost().
+	Host *hostctl.Host
 }
 
 // exitError carries an exit status with its message.
@@ -176,4 +179,11 @@ func newVersionCmd(env Env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func (e Env) host() *hostctl.Host {
+	if e.Host != nil {
+		return e.Host
+	}
+	return hostctl.NewHost()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 	"wtd/internal/testbin"
+	"wtd/internal/testhost"
 
 	"wtd/engine/store"
 )
@@ -39,7 +41,7 @@ func runCLI(t *testing.T, getenv map[string]string, args ...string) cliResult {
 	if _, ok := getenv["WTD_STATE_DIR"]; !ok {
 		getenv["WTD_STATE_DIR"] = t.TempDir()
 	}
-	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return getenv[k] }}
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return getenv[k] }, Host: testhost.New(t)}
 	code := run(context.Background(), args, env)
 	return cliResult{code, out.String(), errb.String()}
 }
@@ -104,8 +106,22 @@ func TestRunTinyPlaybookRecordsEverything(t *testing.T) {
 	if !strings.Contains(string(steps[1].Settings), `"cache_max_bytes":268435456`) {
 		t.Errorf("settings = %s", steps[1].Settings)
 	}
-	if !strings.Contains(string(steps[1].Provenance), `"verdict"`) {
-		t.Errorf("provenance = %s", steps[1].Provenance)
+	var load, reads struct {
+		Verdict, Reason, Cleared string
+		Dropped                  bool
+		Documents                *float64
+	}
+	json.Unmarshal(steps[0].Provenance, &load)
+	json.Unmarshal(steps[1].Provenance, &reads)
+	if load.Verdict != "" || !strings.Contains(load.Reason, "load step") {
+		t.Errorf("load step verdict %q (%s), want none", load.Verdict, load.Reason)
+	}
+	// The drop happened (on the stand-in host, or the real one with
+	// WTD_TEST_HOST=1); the server was not restarted since the load; 1 MB
+	// of data stays in a 256 MB cache, so WiredTiger reads no pages.
+	if reads.Cleared != "drop_caches" || !reads.Dropped || reads.Documents == nil || *reads.Documents != 2000 ||
+		reads.Verdict != "hot" || reads.Reason != "WiredTiger read no pages into its cache: the data was already in the WiredTiger cache" {
+		t.Errorf("reads provenance = %s", steps[1].Provenance)
 	}
 	if n, _ := st.SampleCount(ctx, r.ID); n < 2 {
 		t.Errorf("%d samples", n)

@@ -170,7 +170,7 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 
 	progress := newProgress(env)
 	defer progress.close()
-	r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: hostctl.NewHost(), MongodBinary: bin,
+	r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		Log: progress.logWriter(), Errors: env.Stderr},
 		engine.RunInfo{PlaybookPath: path, Playbook: string(src), Params: stringParams(overrides)})
