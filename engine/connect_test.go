@@ -10,12 +10,12 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"wtd/internal/fakemongo"
+	"wtd/internal/fakemongod"
 )
 
 // newConnectRun starts a run, with no server binary and the sampler off,
 // whose driver connections go through dialer.
-func newConnectRun(t *testing.T, dialer *fakemongo.Recorder) *Run {
+func newConnectRun(t *testing.T, dialer *fakemongod.Recorder) *Run {
 	t.Helper()
 	var cfg Config
 	if dialer != nil {
@@ -26,8 +26,8 @@ func newConnectRun(t *testing.T, dialer *fakemongo.Recorder) *Run {
 }
 
 func TestConnectServerStaysOnTheGivenHost(t *testing.T) {
-	fake := fakemongo.Start(t, fakemongo.ReplicaSetHello)
-	rec := &fakemongo.Recorder{}
+	fake := fakemongod.StartAdvertising(t)
+	rec := &fakemongod.Recorder{}
 	r := newConnectRun(t, rec)
 	ctx := context.Background()
 	s, err := r.ConnectServer(ctx, fake.URI(), 2*time.Second)
@@ -45,7 +45,7 @@ func TestConnectServerStaysOnTheGivenHost(t *testing.T) {
 	}
 
 	for uri, want := range map[string]string{
-		fake.URI() + "?replicaSet=rs0":                  "URI option replicaSet is refused",
+		fake.URI() + "/?replicaSet=rs0":                 "URI option replicaSet is refused",
 		"mongodb://" + fake.Addr() + ",10.1.2.3:27017/": "the URI names 2 hosts",
 		"mongodb://10.1.2.3:27017/":                     "is not a loopback address",
 	} {

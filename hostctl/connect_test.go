@@ -15,7 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"wtd/internal/fakemongo"
+	"wtd/internal/fakemongod"
 )
 
 func TestCheckURI(t *testing.T) {
@@ -182,11 +182,11 @@ func pingAndWait(t *testing.T, c *mongo.Client) {
 }
 
 func TestConnectFollowsNoAdvertisedHost(t *testing.T) {
-	fake := fakemongo.Start(t, fakemongo.ReplicaSetHello)
+	fake := fakemongod.StartAdvertising(t)
 
 	// The fake does tempt a driver left to discover the replica set.
-	control := &fakemongo.Recorder{}
-	c, err := mongo.Connect(options.Client().ApplyURI(fake.URI() + "?replicaSet=rs0").
+	control := &fakemongod.Recorder{}
+	c, err := mongo.Connect(options.Client().ApplyURI(fake.URI() + "/?replicaSet=rs0").
 		SetDialer(control).SetServerSelectionTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestConnectFollowsNoAdvertisedHost(t *testing.T) {
 		t.Fatalf("control: a discovering driver dialled only %q; the fake does not tempt it", control.Addrs())
 	}
 
-	rec := &fakemongo.Recorder{}
+	rec := &fakemongod.Recorder{}
 	c, err = Connect(context.Background(), fake.URI(), ConnectOptions{Timeout: 2 * time.Second, Dialer: rec})
 	if err != nil {
 		t.Fatal(err)
@@ -212,13 +212,13 @@ func TestConnectFollowsNoAdvertisedHost(t *testing.T) {
 }
 
 func TestStartedServerClientFollowsNoAdvertisedHost(t *testing.T) {
-	fake := fakemongo.Start(t, fakemongo.ReplicaSetHello)
+	fake := fakemongod.StartAdvertising(t)
 	_, port, _ := net.SplitHostPort(fake.Addr())
 	p, _ := strconv.Atoi(port)
 	dir := t.TempDir()
 	// A "server" that only waits: the fake answers on the port it is given.
 	bin := script(t, dir, "idle-mongod", "exec sleep 300\n")
-	rec := &fakemongo.Recorder{}
+	rec := &fakemongod.Recorder{}
 	s, err := Start(context.Background(), ServerSpec{Binary: bin, DBPath: filepath.Join(dir, "db"), Port: p},
 		StartOptions{StartTimeout: 10 * time.Second, StopTimeout: time.Second, Dialer: rec})
 	if err != nil {

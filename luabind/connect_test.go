@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/internal/fakemongo"
+	"wtd/internal/fakemongod"
 )
 
 func TestMongodConnect(t *testing.T) {
-	fake := fakemongo.Start(t, fakemongo.ReplicaSetHello)
-	rec := &fakemongo.Recorder{}
+	fake := fakemongod.StartAdvertising(t)
+	rec := &fakemongod.Recorder{}
 	tr := newTestRun(t, func(c *engine.Config) { c.StartOptions.Dialer = rec })
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

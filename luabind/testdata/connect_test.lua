@@ -22,7 +22,7 @@ has(fails(mongod.connect, { uri = p.fake, timeout = 4000 }), "timeout 4000 secon
 -- URIs refused before anything is resolved or sent.
 has(fails(mongod.connect, { uri = "mongodb+srv://cluster0.example.net/" }), "mongod.connect: connect: mongodb+srv:// URIs are refused")
 has(fails(mongod.connect, { uri = "mongodb://127.0.0.1:1,127.0.0.1:2/" }), "the URI names 2 hosts")
-has(fails(mongod.connect, { uri = p.fake .. "?replicaSet=rs0" }), "URI option replicaSet is refused")
+has(fails(mongod.connect, { uri = p.fake .. "/?replicaSet=rs0" }), "URI option replicaSet is refused")
 
 -- A closed port fails at once, in one line naming the address.
 local e = fails(mongod.connect, { uri = "mongodb://127.0.0.1:" .. p.closed, timeout = 30 })
@@ -32,5 +32,5 @@ assert(e:match("^testdata/connect_test.lua:%d+: mongod.connect: connect 127%.0%.
 local a = mongod.connect{ uri = p.fake, timeout = 2 }
 assert(a.started == false, "attached")
 assert(a:command{ ping = 1 }.ok == 1, "ping")
-assert(a:command{ buildInfo = 1 }.version == "4.4.29", "buildInfo")
+assert(type(a:command{ buildInfo = 1 }.version) == "string", "buildInfo")
 a:stop()
