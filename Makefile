@@ -26,7 +26,7 @@ build: deps
 	CGO_ENABLED=0 $(GO) build -buildvcs=auto -o $(WTD) ./cmd/wtd
 	CGO_ENABLED=1 $(GO) build -o $(MINIMONGOD) ./cmd/minimongod
 
-# demo runs the cache sweep (SEEDS.md 000) against the built-in target.
+# demo runs the cache sweep (docs/playbooks.md) against the built-in target.
 demo: build
 	$(WTD) run --mongod $(MINIMONGOD) playbooks/cache_sweep.lua $(SWEEP_PARAMS)
 
@@ -36,7 +36,7 @@ test: deps
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/wtd
 	$(GO) test -timeout 20m ./...
 
-# test-long adds the seed-000 cache check (loads ~600 MB).
+# test-long adds the full-size cache check (loads ~600 MB).
 test-long: test
 	$(GO) test -timeout 30m ./minimongod/itest -run TestSeed000 -seed000 -v
 

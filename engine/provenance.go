@@ -10,8 +10,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// Provenance is the cache state of a measured step (SEEDS.md 002's
-// fields): what was measured, how caches were cleared, and a verdict. A
+// Provenance is the cache state of a measured step (the fields a
+// cold/hot claim needs): what was measured, how caches were cleared, and a verdict. A
 // pointer field is nil (null in the record, "–" in tables) when it was not
 // measured: a missing figure is never recorded as 0.
 type Provenance struct {
@@ -211,7 +211,7 @@ func (r *Run) finishProvenance(p *Provenance, d *ServerDeltas, elapsed time.Dura
 	p.Verdict, p.Reason = verdict(p, d)
 }
 
-// verdict applies SEEDS.md 002's rule: cold only when the data had to come
+// verdict applies the cold-cache rule: cold only when the data had to come
 // from disk: the OS page cache was confirmed dropped (or cannot hold the
 // data set) and no cache that could not be cleared can hold it either.
 // Evidence that was not measured never counts as zero.

@@ -77,6 +77,26 @@ func TestRunTinyPlaybookRecordsEverything(t *testing.T) {
 	if !strings.Contains(res.stdout, "reads") || !strings.Contains(res.stdout, "load") {
 		t.Errorf("no report table in the output:\n%s", res.stdout)
 	}
+	// A load's latencies are per batch, in columns of their own: the load
+	// row leaves P50/P99 empty and fills BATCH P50/P99; the reads row the
+	// reverse.
+	if !strings.Contains(res.stdout, "│ BATCH P50 MS │ BATCH P99 MS │") {
+		t.Errorf("no batch latency columns:\n%s", res.stdout)
+	}
+	cells := func(row string) []string {
+		parts := strings.Split(row, "│")
+		for i := range parts {
+			parts[i] = strings.TrimSpace(parts[i])
+		}
+		return parts
+	}
+	// Columns: "", CACHESIZEGB, STEP, ROUND, STATUS, OPS, OPS/S, P50, P99, BATCH P50, BATCH P99, ...
+	if c := cells(tableRow(res.stdout, "load")); len(c) < 11 || c[7] != "" || c[8] != "" || c[9] == "" || c[10] == "" {
+		t.Errorf("load row: %q", c)
+	}
+	if c := cells(tableRow(res.stdout, "reads")); len(c) < 11 || c[7] == "" || c[8] == "" || c[9] != "" || c[10] != "" {
+		t.Errorf("reads row: %q", c)
+	}
 	ctx := context.Background()
 	st, err := store.Open(ctx, db)
 	if err != nil {
