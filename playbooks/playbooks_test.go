@@ -11,8 +11,8 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
-	"wtd/internal/testhost"
 	"wtd/internal/testbin"
+	"wtd/internal/testhost"
 	"wtd/luabind"
 )
 
