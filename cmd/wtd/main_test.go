@@ -226,7 +226,15 @@ func TestBadInput(t *testing.T) {
 	_ = db
 }
 
-func TestSIGINTAbortsRun(t *testing.T) {
+// TestSignalsAbortRun: Ctrl-C (SIGINT) and SIGTERM stop the current step,
+// shut the servers down, record the run aborted and exit 130.
+func TestSignalsAbortRun(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) { testSignalAbortsRun(t, sig) })
+	}
+}
+
+func testSignalAbortsRun(t *testing.T, sig syscall.Signal) {
 	wtd, mm := binaries(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "wtd.db")
@@ -235,6 +243,7 @@ local m = mongod.start{}
 step{ name = "wait", run = function() sleep(120) end }
 `)
 	cmd := exec.Command(wtd, "run", "--db", db, "--mongod", mm, "--sample-interval", "100ms", pb)
+	cmd.Env = append(os.Environ(), "WTD_STATE_DIR="+t.TempDir())
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -250,14 +259,14 @@ step{ name = "wait", run = function() sleep(120) end }
 	if len(pids) == 0 {
 		t.Fatalf("no minimongod running under wtd:\n%s", out.String())
 	}
-	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(sig)
 	err := cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Fatalf("exit %d (%v), want 130\n%s", code, err, out.String())
 	}
 	for _, pid := range pids {
 		if syscall.Kill(pid, 0) == nil && !zombie(pid) {
-			t.Errorf("server %d still running after SIGINT", pid)
+			t.Errorf("server %d still running after %s", pid, sig)
 		}
 	}
 	ctx := context.Background()
@@ -267,7 +276,7 @@ step{ name = "wait", run = function() sleep(120) end }
 	}
 	defer st.Close(ctx)
 	runs, _ := st.ListRuns(ctx, 5)
-	if len(runs) != 1 || runs[0].Status != "aborted" {
+	if len(runs) != 1 || runs[0].Status != "aborted" || !strings.HasPrefix(runs[0].Reason, "interrupted") {
 		t.Fatalf("runs = %+v", runs)
 	}
 	if n, _ := st.SampleCount(ctx, runs[0].ID); n < 3 {

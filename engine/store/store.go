@@ -128,7 +128,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	if err := migrate(ctx, w, migrations); err != nil {
+	if err := retryBusy(ctx, func() error { return migrate(ctx, w, migrations) }); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -158,6 +158,40 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.writerCtx, s.cancelWriter = context.WithCancel(context.Background())
 	go s.writeLoop()
 	return s, nil
+}
+
+// openBusyTimeout bounds how long opening waits for other processes that
+// open the same database at the same moment.
+const openBusyTimeout = 15 * time.Second
+
+// retryBusy runs fn until it does not fail with SQLITE_BUSY. Switching a new
+// database to WAL and reading its schema while another process does the same
+// can fail at once with SQLITE_BUSY, without waiting for busy_timeout.
+func retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(openBusyTimeout)
+	pause := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 200*time.Millisecond)
+	}
+}
+
+// isBusy reports an SQLITE_BUSY (or SQLITE_LOCKED) error.
+func isBusy(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 5 || c == 6
+	}
+	return false
 }
 
 // dsn is the data source name of the writer or of the read-only pool.
