@@ -18,8 +18,11 @@ import (
 
 // small are the parameters that make each playbook quick.
 var small = map[string]map[string]string{
-	"cache_sweep.lua":    {"docs": "3000", "reads": "300", "rounds": "2", "working_set": "1"},
-	"write_pressure.lua": {"docs": "4000", "threads": "4", "batch": "500"},
+	// 60 MB of data: twice a 30 MB cache, a quarter of a 256 MB one.
+	"cache_sweep.lua": {"sizes": "0.03,0.25", "docs": "60000", "reads": "6000", "rounds": "2", "working_set": "5"},
+	// 100 MB of writes: past a 256 MB cache's dirty trigger (20%), well
+	// inside a 2 GB one's.
+	"write_pressure.lua": {"docs": "100000", "threads": "4", "batch": "500"},
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
 	"tickets.lua":        {"docs": "3000", "ops": "1000", "threads": "8"},
 }
@@ -78,6 +81,90 @@ func TestPlaybooksRun(t *testing.T) {
 			if !strings.Contains(out.String(), steps[len(steps)-1].Name) {
 				t.Errorf("%s printed no report table:\n%s", f, out.String())
 			}
+			if check, ok := points[f]; ok {
+				check(t, steps)
+			} else {
+				t.Errorf("%s: no check of its experiment's point in this test: add one", f)
+			}
 		})
 	}
+}
+
+// points check, per playbook, the one result that shows its experiment's
+// point, on the shrunk run.
+var points = map[string]func(t *testing.T, steps []engine.StepRecord){
+	// A working set twice the cache misses it on many reads; one that fits
+	// (after a round to warm it) hardly ever.
+	"cache_sweep.lua": func(t *testing.T, steps []engine.StepRecord) {
+		small, big := lastRound(t, steps, "reads all", 0.03), lastRound(t, steps, "reads all", 0.25)
+		ps, pb := small.Server.PerOp["pages_read_per_read"], big.Server.PerOp["pages_read_per_read"]
+		t.Logf("pages read per read, whole data set, last round: %.3f at 30 MB, %.3f at 256 MB", ps, pb)
+		if !(ps > 0.2 && ps > 3*pb) {
+			t.Errorf("pages read per read over the whole data set: %.3f with a 30 MB cache, %.3f with 256 MB; want the small cache well above", ps, pb)
+		}
+	},
+	// The dirty trigger (20% of the cache) bounds the dirty peak of the
+	// small cache, not of the large one.
+	"write_pressure.lua": func(t *testing.T, steps []engine.StepRecord) {
+		peak := map[any]float64{}
+		for _, s := range steps {
+			if s.Server != nil && s.Server.DirtyPeak != nil {
+				peak[s.Labels["cacheSizeGB"]] = *s.Server.DirtyPeak
+			}
+		}
+		small, big := peak[0.25], peak[2.0]
+		t.Logf("dirty peak: %.1f MB at 0.25 GB, %.1f MB at 2 GB", small/1e6, big/1e6)
+		if !(small > 0 && big > small && small < 0.25*(1<<30)*0.3) {
+			t.Errorf("dirty peak %.1f MB with 0.25 GB, %.1f MB with 2 GB; want the small cache's lower and bounded by its trigger", small/1e6, big/1e6)
+		}
+	},
+	// Application-thread eviction time is what the eviction settings are
+	// about: every measured step records it.
+	"eviction_sweep.lua": func(t *testing.T, steps []engine.StepRecord) {
+		n := 0
+		for _, s := range steps[1:] {
+			if s.Server == nil || s.Server.AppEvictMicros == nil || s.Server.AppThreadEvicted == nil {
+				t.Errorf("step %s (%v) records no application-thread eviction", s.Name, s.Labels)
+			}
+			n++
+		}
+		if n < 3 {
+			t.Errorf("%d settings measured", n)
+		}
+	},
+	// Each measured step ran with the read-ticket limit its label names.
+	"tickets.lua": func(t *testing.T, steps []engine.StepRecord) {
+		seen := 0
+		for _, s := range steps {
+			n, ok := s.Labels["tickets"]
+			if !ok {
+				continue
+			}
+			seen++
+			if got := s.Settings.Parameters["executionControlConcurrentReadTransactions"]; got != n {
+				t.Errorf("step with tickets=%v ran with executionControlConcurrentReadTransactions=%v", n, got)
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%d ticket settings measured, want 2", seen)
+		}
+	},
+}
+
+// lastRound returns the step named name with the largest round at the cache
+// size gb.
+func lastRound(t *testing.T, steps []engine.StepRecord, name string, gb float64) engine.StepRecord {
+	t.Helper()
+	var found *engine.StepRecord
+	for i, s := range steps {
+		if s.Name == name && s.Labels["cacheSizeGB"] == gb && s.Server != nil {
+			if found == nil || s.Labels["round"].(float64) > found.Labels["round"].(float64) {
+				found = &steps[i]
+			}
+		}
+	}
+	if found == nil {
+		t.Fatalf("no step %q at %v GB", name, gb)
+	}
+	return *found
 }
