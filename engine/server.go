@@ -352,8 +352,29 @@ func (s *Server) startCount() int {
 }
 
 // Workload runs a workload against the server (see engine.RunWorkload).
+//
+// The workload has a client of its own, with one connection per thread
+// made before the clock starts; when ctx ends, its connections are closed,
+// which ends the operations in flight even on a server that stopped
+// answering.
 func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
-	return RunWorkload(ctx, s.Client(), spec, progress)
+	w, err := newWorkloadRun(nil, spec)
+	if err != nil {
+		return WorkloadResult{}, err
+	}
+	client, err := s.workloadClient(ctx, w.spec.Threads)
+	if err != nil {
+		return WorkloadResult{}, fmt.Errorf("run workload %s: %w", spec.NS, err)
+	}
+	defer client.Disconnect(context.WithoutCancel(ctx))
+	db, coll, _ := strings.Cut(w.spec.NS, ".")
+	w.coll = client.Database(db).Collection(coll)
+	w.abort = func() { closeNow(client) }
+	res, err := w.run(ctx, progress)
+	if err != nil {
+		return res, fmt.Errorf("run workload %s: %w", spec.NS, err)
+	}
+	return res, nil
 }
 
 // CollectionStats returns the document count and average document size of

@@ -84,6 +84,10 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 	defer func() { w.series.flush(t, math.MaxInt) }()
 	buf := w.newOpBuffers(t)
 	stop := ctx.Done()
+	opCtx := ctx
+	if w.abort != nil {
+		opCtx = context.WithoutCancel(ctx) // w.abort ends what is in flight
+	}
 	var claimed int64
 	for {
 		if w.spec.Ops > 0 {
@@ -100,7 +104,7 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		default:
 		}
 		op := w.pickOp(t.rng)
-		began, err := w.do(ctx, t, buf, op)
+		began, err := w.do(opCtx, t, buf, op)
 		ended := time.Now()
 		if err != nil && ctx.Err() != nil {
 			return // cut short by the stop: neither a success nor a failure

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestWorkloadAbortReachesAHungServer: cancelling a workload ends the
+// operations in flight even when the server stopped answering (SIGSTOP):
+// Ctrl-C must not wait for a server that never replies.
+func TestWorkloadAbortReachesAHungServer(t *testing.T) {
+	ctx := context.Background()
+	r, _, _ := newTestRun(t, 0)
+	s, err := r.StartServer(ctx, ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "h.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pid := s.PID()
+	wctx, cancel := context.WithCancelCause(ctx)
+	type outcome struct {
+		res WorkloadResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := s.Workload(wctx, WorkloadSpec{NS: "h.c", Duration: 60 * time.Second, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+		done <- outcome{res, err}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(pid, syscall.SIGCONT)
+	time.Sleep(300 * time.Millisecond)
+	stop := errors.New("stopped by the test")
+	cancelled := time.Now()
+	cancel(stop)
+	select {
+	case o := <-done:
+		if took := time.Since(cancelled); took > 3*time.Second {
+			t.Errorf("the workload ended %s after the cancel", took)
+		}
+		if !errors.Is(o.err, stop) {
+			t.Errorf("error %v, want the cancel's cause", o.err)
+		}
+		if o.res.Total.Count == 0 {
+			t.Errorf("no operations counted before the stop: %+v", o.res.Total)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the workload still waits for a stopped server 15 s after the cancel")
+	}
+}
