@@ -152,7 +152,7 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	}
 	req.name = first.Key()
 	cmd, ok := commands[req.name]
-	if !ok {
+	if !ok || (cmd.testOnly && !c.s.params.testCommands()) {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(mongoerr.New(mongoerr.CodeCommandNotFound, "no such command: '%s'", req.name)), false
 	}
@@ -168,7 +168,7 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	c.op = c.s.ops.begin(&operation{desc: c.ctxName(), connID: c.id, client: c.remote,
 		opType: opTypeOf(req.name), ns: nsOf(req), command: req.body})
 	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
-	out, err = cmd.run(c, req, out)
+	out, err = c.runCommand(cmd, req, out)
 	c.s.ops.end(c.op)
 	c.op = nil
 	if err != nil {

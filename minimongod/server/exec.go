@@ -145,6 +145,13 @@ func (e *executor) sortAll(sess *storage.Session) error {
 	return nil
 }
 
+// collectionGone reports whether the collection the executor scans was
+// dropped (or replaced) since it started. An executor over documents held
+// in memory (an aggregation's result) has no collection and is never gone.
+func (e *executor) collectionGone(eng *storage.Engine) bool {
+	return e.coll != nil && eng.Collection(e.coll.DB, e.coll.Name) != e.coll
+}
+
 // detach releases WiredTiger resources between requests.
 func (e *executor) detach() {
 	if e.plan.scan == nil {

@@ -239,7 +239,7 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	sc.ex.op = c.op
 	var out []byte
 	err = c.storage(readTicket, func() error {
-		if c.s.eng.Collection(sc.ex.coll.DB, sc.ex.coll.Name) != sc.ex.coll {
+		if sc.ex.collectionGone(c.s.eng) {
 			c.s.cursors.remove(id)
 			return mongoerr.New(mongoerr.CodeQueryPlanKilled, "collection dropped between getMore calls")
 		}

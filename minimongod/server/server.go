@@ -74,6 +74,8 @@ type Server struct {
 	stats   counters
 	ops     opRegistry
 	exec    *execControl
+	// failpoints are the test fail points (enableTestCommands).
+	failpoints failpoints
 
 	mu       sync.Mutex
 	conns    map[*clientConn]struct{}
