@@ -95,8 +95,8 @@ var errCollectionGone = errors.New("collection dropped")
 // prepareInsert gives doc an _id (an ObjectId first, as mongod does) and
 // checks it.
 func prepareInsert(doc bson.Raw) (bson.Raw, error) {
-	if len(doc) > 16*1024*1024 {
-		return nil, mongoerr.New(mongoerr.CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", len(doc), 16*1024*1024)
+	if err := checkInsertSize(doc); err != nil {
+		return nil, err
 	}
 	id, err := bsoncore.Document(doc).LookupErr("_id")
 	if err != nil {
@@ -105,7 +105,7 @@ func prepareInsert(doc bson.Raw) (bson.Raw, error) {
 		out = bsoncore.AppendObjectIDElement(out, "_id", bson.NewObjectID())
 		out = append(out, doc[4:len(doc)-1]...)
 		out, _ = bsoncore.AppendDocumentEnd(out, idx)
-		return out, nil
+		return out, checkInsertSize(out)
 	}
 	switch id.Type {
 	case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
@@ -303,7 +303,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 	if multi {
 		var err error
 		res.n, res.modified, err = c.eachMatch(db, name, coll, m, sync, func(pk []byte, old bson.Raw) (bool, error) {
-			out, ch, err := upd.Apply(old)
+			out, ch, err := applyUpdate(upd, old)
 			if err != nil || !ch {
 				return false, err
 			}
@@ -329,7 +329,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			if len(pk) == 0 {
 				pk, _, _ = storage.IDKey(nil, old)
 			}
-			out, ch, err := upd.Apply(old)
+			out, ch, err := applyUpdate(upd, old)
 			if err != nil {
 				return err
 			}
@@ -359,6 +359,9 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 	base, err := upd.UpsertBase(q)
 	if err != nil {
 		return res, err
+	}
+	if len(base) > mongoerr.MaxBSONObjectSize {
+		return res, mongoerr.New(mongoerr.CodeUpsertTooLarge, "Document to upsert is larger than %d", mongoerr.MaxBSONObjectSize)
 	}
 	doc, err := prepareInsert(base)
 	if err != nil {
