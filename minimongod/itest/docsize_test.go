@@ -7,29 +7,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
-// writeErrCode runs a write command and returns the code of its first
-// write error (0 when there is none) or of the command error.
-func writeErrCode(t *testing.T, s *server, cmd bson.D) int32 {
-	t.Helper()
-	raw, err := s.db("test").RunCommand(ctx, cmd).Raw()
-	if err != nil {
-		var ce interface{ HasErrorCode(int) bool }
-		if errorsAs(err, &ce) {
-			for _, code := range []int32{10334, 17419, 17420, 51} {
-				if ce.HasErrorCode(int(code)) {
-					return code
-				}
-			}
-		}
-		t.Fatalf("%v: %v", cmd[0], err)
-	}
-	we, err := raw.LookupErr("writeErrors", "0", "code")
-	if err != nil {
-		return 0
-	}
-	return we.Int32()
-}
-
 // No write path may store a document over 16 MiB, and array backfill
 // stops at 1,500,000 elements: such a document could never be read again.
 func TestDocumentSizeLimitOnEveryWritePath(t *testing.T) {

@@ -54,6 +54,7 @@ const (
 	CodeQueryPlanKilled        = 175
 	CodeCannotIndexParallel    = 171
 	CodeCannotBackfillArray    = 51
+	CodeMissingField           = 40414
 	CodeUpdateTooLarge         = 17419
 	CodeUpsertTooLarge         = 17420
 	// MaxBSONObjectSize is the largest document a write may store.

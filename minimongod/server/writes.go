@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -420,21 +421,15 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			}
 			continue
 		}
-		limit := int64(0)
-		if lv, err := doc.LookupErr("limit"); err == nil {
-			limit, _ = lv.AsInt64OK()
-			if f, ok := lv.AsFloat64OK(); ok {
-				limit = int64(f)
-			}
-		}
-		if limit != 0 && limit != 1 {
-			errs = append(errs, writeError{i, mongoerr.New(mongoerr.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", limit)})
+		one, err := deleteLimit(doc)
+		if err != nil {
+			errs = append(errs, writeError{i, err})
 			if ordered {
 				break
 			}
 			continue
 		}
-		k, _, err := c.deleteMatching(req.db, name, bson.Raw(qv.Document()), nil, limit == 1, sync)
+		k, _, err := c.deleteMatching(req.db, name, bson.Raw(qv.Document()), nil, one, sync)
 		if err != nil {
 			errs = append(errs, writeError{i, err})
 			if ordered {
@@ -446,6 +441,23 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	}
 	dst = bsoncore.AppendInt32Element(dst, "n", int32(n))
 	return appendWriteErrors(dst, errs), nil
+}
+
+// deleteLimit reads a delete statement's required limit as mongod does: a
+// number that is 0 (every match) or 1 (the first); one reports 1.
+func deleteLimit(stmt bsoncore.Document) (one bool, err error) {
+	lv, err := stmt.LookupErr("limit")
+	if err != nil {
+		return false, mongoerr.New(mongoerr.CodeMissingField, "BSON field 'delete.deletes.limit' is missing but a required field")
+	}
+	f, ok := lv.AsFloat64OK()
+	if !ok {
+		return false, mongoerr.New(mongoerr.CodeTypeMismatch, "BSON field 'delete.deletes.limit' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(lv.Type))
+	}
+	if f != 0 && f != 1 {
+		return false, mongoerr.New(mongoerr.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return f == 1, nil
 }
 
 // deleteMatching deletes the first match of q (in srt order) or every
