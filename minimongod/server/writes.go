@@ -124,7 +124,11 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
 	coll, err := c.s.eng.EnsureCollection(req.db, name)
 	if err != nil {
 		return nil, err
@@ -234,7 +238,11 @@ func cmdUpdate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
 	var errs []writeError
 	var n, modified int64
 	type upserted struct {
@@ -407,7 +415,11 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
 	var errs []writeError
 	var n int64
 	for i, raw := range specs {
@@ -529,7 +541,11 @@ func cmdFindAndModify(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	remove, returnNew, upsert, sync := boolArg(req, "remove"), boolArg(req, "new"), boolArg(req, "upsert"), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	remove, returnNew, upsert, sync := boolArg(req, "remove"), boolArg(req, "new"), boolArg(req, "upsert"), wc.sync()
 	u, err := docArg(req, "update")
 	if err != nil {
 		return nil, err
