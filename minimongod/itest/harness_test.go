@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -71,9 +72,22 @@ func start(t testing.TB, args ...string) *server {
 
 func startAt(t testing.TB, dbpath string, args ...string) *server {
 	t.Helper()
+	return startWrapped(t, dbpath, nil, args...)
+}
+
+// startWrapped starts minimongod through wrapper: its command line is
+// appended to wrapper's last argument (a shell script that prepares
+// something and ends with exec).
+func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
+	t.Helper()
 	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
-	full := append([]string{"--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
-	s.cmd = exec.Command(mmBinary, full...)
+	full := append([]string{mmBinary, "--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
+	if len(wrapper) > 0 {
+		w := append([]string(nil), wrapper...)
+		w[len(w)-1] += " " + strings.Join(full, " ")
+		full = w
+	}
+	s.cmd = exec.Command(full[0], full[1:]...)
 	s.cmd.Stdout = s.log
 	s.cmd.Stderr = s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -76,6 +76,8 @@ type Server struct {
 	exec    *execControl
 	// failpoints are the test fail points (enableTestCommands).
 	failpoints failpoints
+	// engineFailure is what WiredTiger last reported as an error.
+	engineFailure engineFailure
 
 	mu       sync.Mutex
 	conns    map[*clientConn]struct{}
@@ -185,6 +187,7 @@ func (s *Server) openEngine(unclean bool) error {
 	wt.SetMessageFunc(func(isErr bool, code int, msg string) {
 		if isErr {
 			s.log.Error("STORAGE", 22435, "WTError", "WiredTiger error", mlog.A("error", code), mlog.A("message", msg))
+			s.onEngineError(code, msg)
 			return
 		}
 		s.log.Info("STORAGE", 22430, "WTMessage", "WiredTiger message", mlog.A("message", msg))
