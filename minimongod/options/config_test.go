@@ -52,6 +52,7 @@ func TestConfigFile(t *testing.T) {
 		BlockCompressor:    "zstd",
 		PrefixCompression:  false,
 		SyncDelay:          30,
+		MaxConns:           1000000,
 		SetParameters:      []Param{{"zeta", "1"}, {"alpha", "two"}},
 		LogPath:            "/l",
 		LogDestination:     "file",

@@ -18,6 +18,8 @@ const (
 	DefaultSyncDelay  = 60.0
 	DefaultCompressor = "snappy"
 	DefaultEngine     = "wiredTiger"
+	// DefaultMaxConns is mongod's net.maxIncomingConnections default.
+	DefaultMaxConns = 1000000
 )
 
 // Param is one --setParameter name=value.
@@ -36,7 +38,12 @@ type Options struct {
 	// BindIPAll is set by --bind_ip_all / net.bindIpAll (BindIP is then
 	// 0.0.0.0).
 	BindIPAll bool
-	DBPath    string
+	// IPv6 is --ipv6 / net.ipv6: without it only IPv4 addresses are
+	// bound, as mongod does.
+	IPv6 bool
+	// MaxConns is --maxConns / net.maxIncomingConnections.
+	MaxConns int
+	DBPath   string
 	// StorageEngine is always "wiredTiger" after a successful Parse.
 	StorageEngine string
 	// NoJournal is set by --nojournal or storage.journal.enabled: false;

@@ -44,6 +44,7 @@ func TestDefaults(t *testing.T) {
 		BlockCompressor:   "snappy",
 		PrefixCompression: true,
 		SyncDelay:         60,
+		MaxConns:          1000000,
 		Argv:              []string{},
 		Parsed:            bson.D{},
 	}
@@ -69,6 +70,10 @@ func TestEachOption(t *testing.T) {
 		{"bind_ip star", []string{"--bind_ip=*"}, func(o *Options) bool {
 			return cmp.Equal(o.BindIP, []string{"0.0.0.0"})
 		}},
+		{"bind_ip_all ipv6", []string{"--bind_ip_all", "--ipv6"}, func(o *Options) bool {
+			return o.IPv6 && cmp.Equal(o.BindIP, []string{"0.0.0.0", "::"})
+		}},
+		{"maxConns", []string{"--maxConns", "50"}, func(o *Options) bool { return o.MaxConns == 50 }},
 		{"bind_ip_all", []string{"--bind_ip_all"}, func(o *Options) bool {
 			return o.BindIPAll && cmp.Equal(o.BindIP, []string{"0.0.0.0"})
 		}},

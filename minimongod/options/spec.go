@@ -50,6 +50,8 @@ const (
 	keyPort        = "net.port"
 	keyBindIP      = "net.bindIp"
 	keyBindIPAll   = "net.bindIpAll"
+	keyIPv6        = "net.ipv6"
+	keyMaxConns    = "net.maxIncomingConnections"
 	keyLogpath     = "logpath"
 	keyLogPath     = "systemLog.path"
 	keyLogDest     = "systemLog.destination"
@@ -105,6 +107,10 @@ var specs = []spec{
 		help: "Comma separated list of ip addresses to listen on - localhost by default"},
 	{key: keyBindIPAll, cli: "bind_ip_all", yaml: true, kind: kSwitch, section: secGeneral,
 		help: "Bind to all ip addresses"},
+	{key: keyIPv6, cli: "ipv6", yaml: true, kind: kSwitch, section: secGeneral,
+		help: "Enable IPv6 support (disabled by default)"},
+	{key: keyMaxConns, cli: "maxConns", yaml: true, kind: kInt, section: secGeneral,
+		help: "Max number of simultaneous connections"},
 	{key: keyReplSet, cli: "replSet", yaml: true, kind: kString, section: secRepl,
 		help: "arg is <setname>[/<optionalseedhostlist>] (not supported by minimongod)"},
 	{key: keyEngine, cli: "storageEngine", yaml: true, kind: kString, section: secStorage,

@@ -35,6 +35,7 @@ func defaults() *Options {
 		BlockCompressor:   DefaultCompressor,
 		PrefixCompression: true,
 		SyncDelay:         DefaultSyncDelay,
+		MaxConns:          DefaultMaxConns,
 	}
 }
 
@@ -82,9 +83,16 @@ func storeGeneral(o *Options, e env) {
 	if v, ok := e[keyBindIP].(string); ok {
 		o.BindIP = splitBindIP(v)
 	}
+	o.IPv6 = e[keyIPv6] == true
 	if e[keyBindIPAll] == true {
 		o.BindIPAll = true
 		o.BindIP = []string{"0.0.0.0"}
+		if o.IPv6 {
+			o.BindIP = append(o.BindIP, "::")
+		}
+	}
+	if v, ok := e[keyMaxConns].(int32); ok && v > 0 {
+		o.MaxConns = int(v)
 	}
 	o.Quiet = e[keyQuiet] == true
 	if v, ok := e[keyVerbosity].(int32); ok {

@@ -39,16 +39,25 @@ func (s *Server) newClientConn(nc net.Conn) *clientConn {
 	if s.closing.Load() {
 		return nil
 	}
+	s.mu.Lock()
+	if len(s.conns) >= s.opts.MaxConns {
+		n := len(s.conns)
+		s.mu.Unlock()
+		s.stats.rejectedConns.Add(1)
+		s.log.Info("NETWORK", 22942, "listener", "Connection refused because there are too many open connections",
+			mlog.A("remote", nc.RemoteAddr().String()), mlog.A("connectionCount", n))
+		return nil
+	}
 	sess, err := s.eng.NewSession()
 	if err != nil {
+		s.mu.Unlock()
 		s.log.Error("NETWORK", 22988, "listener", "cannot open a session for a new connection", mlog.A("error", err.Error()))
 		return nil
 	}
-	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: bufio.NewReaderSize(nc, 64<<10), sess: sess, remote: nc.RemoteAddr().String()}
+	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: getReader(nc), sess: sess, remote: nc.RemoteAddr().String()}
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	n := len(s.conns)
 	s.mu.Unlock()
@@ -77,6 +86,7 @@ func (c *clientConn) serve() {
 		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
 		c.s.stats.numRequests.Add(1)
 		ok := c.handle(msg)
+		c.rbuf, c.out, c.frame = trim(c.rbuf), trim(c.out), trim(c.frame)
 		c.s.inflight.Done()
 		if !ok {
 			return
@@ -87,6 +97,8 @@ func (c *clientConn) serve() {
 func (c *clientConn) close() {
 	c.nc.Close()
 	c.sess.Close()
+	putReader(c.br)
+	c.br = nil
 	c.s.mu.Lock()
 	delete(c.s.conns, c)
 	n := len(c.s.conns)
@@ -125,12 +137,6 @@ func (c *clientConn) write() bool {
 	c.s.stats.bytesOut.Add(int64(len(c.frame)))
 	if _, err := c.nc.Write(c.frame); err != nil {
 		return false
-	}
-	if cap(c.frame) > 32<<20 {
-		c.frame = nil
-	}
-	if cap(c.out) > 32<<20 {
-		c.out = nil
 	}
 	return true
 }
