@@ -104,7 +104,7 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 	}
 	var docs [][]byte
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, srt, 0, 0)
+		ex := c.newExecutor(coll, m, srt, 0, 0, nil)
 		defer ex.detach()
 		var total int64
 		for {

@@ -214,15 +214,9 @@ func cmdCreateIndexes(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		toBuild = append(toBuild, ix)
 	}
-	newOnes := 0
-	for _, ix := range toBuild {
-		ok, err := c.s.eng.CreateIndex(coll, ix)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			newOnes++
-		}
+	newOnes, err := c.s.eng.CreateIndexes(coll, toBuild)
+	if err != nil {
+		return nil, err
 	}
 	dst = bsoncore.AppendBooleanElement(dst, "createdCollectionAutomatically", created)
 	dst = bsoncore.AppendInt32Element(dst, "numIndexesBefore", int32(before))

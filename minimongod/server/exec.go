@@ -37,14 +37,20 @@ type executor struct {
 const interruptCheckDocs = 128
 
 // newExecutor returns an executor working for c's current operation.
-func (c *clientConn) newExecutor(coll *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
-	e := newExecutor(c.s, coll, m, srt, skip, limit)
+// h, when not nil, is the query's hint and decides the plan.
+func (c *clientConn) newExecutor(coll *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64, h *queryHint) *executor {
+	e := newExecutor(c.s, coll, m, srt, skip, limit, h)
 	e.op = c.op
 	return e
 }
 
-func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
-	p := planQuery(c, m, srt)
+func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64, h *queryHint) *executor {
+	var p plan
+	if h != nil {
+		p = planHinted(c, h, m, srt)
+	} else {
+		p = planQuery(c, m, srt)
+	}
 	e := &executor{s: s, coll: c, plan: p, m: m, srt: srt, skip: skip, limit: limit}
 	if limit == 0 {
 		e.limit = -1

@@ -132,12 +132,16 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		limit, single = -limit, true
 	}
 	ns := req.db + "." + name
+	h, err := hintArg(req, coll)
+	if err != nil {
+		return nil, err
+	}
 	if coll == nil {
 		return appendCursor(dst, "firstBatch", ns, 0, nil), nil
 	}
 	var out []byte
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, srt, skip, limit)
+		ex := c.newExecutor(coll, m, srt, skip, limit, h)
 		sc := &serverCursor{ns: ns, ex: ex, proj: proj, batchSize: batchSize}
 		var err error
 		out, err = c.batchReply(dst, "firstBatch", sc, batchSize, single)
@@ -300,10 +304,14 @@ func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if limit < 0 {
 		limit = -limit
 	}
+	h, err := hintArg(req, coll)
+	if err != nil {
+		return nil, err
+	}
 	if coll == nil {
 		return bsoncore.AppendInt32Element(dst, "n", 0), nil
 	}
-	n, err := c.countMatching(coll, filter, skip, limit)
+	n, err := c.countMatching(coll, filter, skip, limit, h)
 	if err != nil {
 		return nil, err
 	}
@@ -312,9 +320,9 @@ func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
 
 // countMatching counts documents of coll matching filter, after skip and
 // limit (0: none).
-func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, skip, limit int64) (int64, error) {
+func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, skip, limit int64, h *queryHint) (int64, error) {
 	var n int64
-	if len(filter) <= 5 {
+	if len(filter) <= 5 && h == nil {
 		n = max(coll.Count()-skip, 0)
 		if limit > 0 {
 			n = min(n, limit)
@@ -326,7 +334,7 @@ func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, sk
 		return 0, err
 	}
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, nil, skip, limit)
+		ex := c.newExecutor(coll, m, nil, skip, limit, h)
 		defer ex.detach()
 		for {
 			_, _, err := ex.next(c.sess)

@@ -324,7 +324,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 	} else {
 		err := c.writeTxn(sync, func() error {
 			res = updateResult{}
-			ex := c.newExecutor(coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1, nil)
 			defer ex.detach()
 			pk, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
@@ -388,7 +388,7 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 
 // matchingKeys returns the table keys of every document matching m.
 func (c *clientConn) matchingKeys(coll *storage.Collection, m *query.Matcher) ([][]byte, error) {
-	ex := c.newExecutor(coll, m, nil, 0, 0)
+	ex := c.newExecutor(coll, m, nil, 0, 0, nil)
 	defer ex.detach()
 	var out [][]byte
 	for {
@@ -487,7 +487,7 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 		var deleted bson.Raw
 		err := c.writeTxn(sync, func() error {
 			deleted = nil
-			ex := c.newExecutor(coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1, nil)
 			defer ex.detach()
 			_, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {

@@ -68,6 +68,9 @@ func Open(conn *wt.Conn, cfg Config, recount bool) (*Engine, error) {
 	if err := e.loadCatalog(recount); err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
+	if err := e.dropOrphans(); err != nil {
+		return nil, fmt.Errorf("drop orphaned tables: %w", err)
+	}
 	return e, nil
 }
 
@@ -234,35 +237,43 @@ func (e *Engine) dropLocked(db, name string) (bool, error) {
 	if c == nil {
 		return false, nil
 	}
-	if err := e.deleteCatalog(c); err != nil {
-		return false, err
-	}
-	e.mu.Lock()
-	delete(e.coll, c.NS())
-	e.mu.Unlock()
-	var first error
-	for _, ix := range c.indexes {
-		if err := e.dropTable(ix.URI()); err != nil && first == nil {
-			first = err
-		}
-	}
-	if err := e.dropTable(c.URI()); err != nil && first == nil {
-		first = err
-	}
-	e.deleteSize(c.Ident)
-	return true, first
+	return true, e.dropCollections(c)
 }
 
-// DropDatabase drops every collection of db.
+// DropDatabase drops every collection of db, all or none across a crash.
 func (e *Engine) DropDatabase(db string) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	for _, c := range e.Collections(db) {
-		if _, err := e.dropLocked(c.DB, c.Name); err != nil {
-			return err
+	return e.dropCollections(e.Collections(db)...)
+}
+
+// dropCollections removes colls from the catalog in one transaction and
+// then drops their tables; tables a crash leaves behind are dropped at
+// the next start (dropOrphans).
+func (e *Engine) dropCollections(colls ...*Collection) error {
+	if len(colls) == 0 {
+		return nil
+	}
+	if err := e.catalogTxn(func(cat, sizes *wt.Cursor) error { return removeCatalog(cat, sizes, colls...) }); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, c := range colls {
+		delete(e.coll, c.NS())
+	}
+	e.mu.Unlock()
+	var first error
+	for _, c := range colls {
+		for _, ix := range c.indexes {
+			if err := e.dropTable(ix.URI()); err != nil && first == nil {
+				first = err
+			}
+		}
+		if err := e.dropTable(c.URI()); err != nil && first == nil {
+			first = err
 		}
 	}
-	return nil
+	return first
 }
 
 // Close saves collection sizes. The caller closes the connection.

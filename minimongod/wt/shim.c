@@ -128,6 +128,8 @@ int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen) {
 int wtd_cursor_next(WT_CURSOR *c) { return c->next(c); }
 int wtd_cursor_prev(WT_CURSOR *c) { return c->prev(c); }
 
+int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k) { return c->get_key(c, k); }
+
 int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen) {
 	WT_ITEM key, val;
 	int r = c->get_key(c, &key);

@@ -32,6 +32,7 @@ int wtd_cursor_update(WT_CURSOR *c, const void *k, size_t klen, const void *v, s
 int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen);
 int wtd_cursor_next(WT_CURSOR *c);
 int wtd_cursor_prev(WT_CURSOR *c);
+int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k);
 int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen);
 
 /* wtd_stats_dump walks a statistics cursor and packs every entry as
