@@ -55,6 +55,7 @@ const (
 	CodeCannotIndexParallel    = 171
 	CodeCannotBackfillArray    = 51
 	CodeMissingField           = 40414
+	CodeNoDB                   = 40571
 	CodeUpdateTooLarge         = 17419
 	CodeUpsertTooLarge         = 17420
 	// MaxBSONObjectSize is the largest document a write may store.

@@ -111,7 +111,13 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 	switch msg.Header.OpCode {
 	case wire.OpMsg:
 		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Body), seqs: msg.Sequences}
-		doc, closeAfter := c.run(req)
+		var doc []byte
+		closeAfter := false
+		if _, err := req.body.LookupErr("$db"); err != nil {
+			doc = c.errorReply(mongoerr.New(mongoerr.CodeNoDB, "OP_MSG requests require a $db argument"))
+		} else {
+			doc, closeAfter = c.run(req)
+		}
 		if msg.MoreToCome() {
 			return !closeAfter
 		}

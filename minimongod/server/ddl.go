@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -13,22 +12,12 @@ import (
 	"wtd/minimongod/wt"
 )
 
-func checkCollName(db, name string) error {
-	if db == "" || strings.ContainsAny(db, "/\\. \"$") {
-		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid database name: '%s'", db)
-	}
-	if name == "" || strings.Contains(name, "$") || strings.HasPrefix(name, ".") || strings.ContainsRune(name, 0) {
-		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid collection name: %s", name)
-	}
-	return nil
-}
-
 func cmdCreate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	name, err := collName(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollName(req.db, name); err != nil {
+	if err := checkCreateNS(req.db, name); err != nil {
 		return nil, err
 	}
 	for _, opt := range []string{"capped", "viewOn", "timeseries", "clusteredIndex"} {
@@ -201,7 +190,7 @@ func cmdCreateIndexes(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "Must specify at least one index to create")
 	}
 	created := c.s.eng.Collection(req.db, name) == nil
-	coll, err := c.s.eng.EnsureCollection(req.db, name)
+	coll, err := c.ensureCollection(req.db, name)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -127,10 +129,10 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if batchSize < 0 {
 		return nil, mongoerr.New(51024, "BSON field 'batchSize' value must be >= 0, actual value '%d'", batchSize)
 	}
-	single := boolArg(req, "singleBatch")
-	if limit < 0 {
-		limit, single = -limit, true
+	if err := checkFindLimit(req); err != nil {
+		return nil, err
 	}
+	single := boolArg(req, "singleBatch")
 	ns := req.db + "." + name
 	h, err := hintArg(req, coll)
 	if err != nil {
@@ -148,6 +150,19 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return err
 	})
 	return out, err
+}
+
+// checkFindLimit refuses a negative or NaN limit, as mongod 4.4's find.
+func checkFindLimit(req *request) error {
+	v, err := req.body.LookupErr("limit")
+	if err != nil {
+		return nil
+	}
+	f, ok := v.AsFloat64OK()
+	if ok && (f < 0 || math.IsNaN(f)) {
+		return mongoerr.New(mongoerr.CodeBadValue, "Limit value must be non-negative, but received: %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return nil
 }
 
 // batchReply fills one batch from sc and appends the cursor document,

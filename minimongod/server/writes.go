@@ -99,6 +99,9 @@ func prepareInsert(doc bson.Raw) (bson.Raw, error) {
 	if err := checkInsertSize(doc); err != nil {
 		return nil, err
 	}
+	if err := checkTopLevelFields(doc); err != nil {
+		return nil, err
+	}
 	id, err := bsoncore.Document(doc).LookupErr("_id")
 	if err != nil {
 		out := make([]byte, 0, len(doc)+17)
@@ -129,7 +132,7 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	ordered, sync := orderedArg(req), wc.sync()
-	coll, err := c.s.eng.EnsureCollection(req.db, name)
+	coll, err := c.ensureCollection(req.db, name)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +308,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 		return res, nil
 	}
 	if coll == nil {
-		if coll, err = c.s.eng.EnsureCollection(db, name); err != nil {
+		if coll, err = c.ensureCollection(db, name); err != nil {
 			return res, err
 		}
 	}
