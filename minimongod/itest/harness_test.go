@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -81,7 +82,11 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
 	t.Helper()
 	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
-	full := append([]string{mmBinary, "--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
+	full := []string{mmBinary, "--port", strconv.Itoa(s.port), "--dbpath", dbpath}
+	if !slices.Contains(args, "--bind_ip") {
+		full = append(full, "--bind_ip", "127.0.0.1")
+	}
+	full = append(full, args...)
 	if len(wrapper) > 0 {
 		w := append([]string(nil), wrapper...)
 		w[len(w)-1] += " " + strings.Join(full, " ")

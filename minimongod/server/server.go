@@ -223,7 +223,11 @@ func (s *Server) closeEngine() error {
 func (s *Server) listen() error {
 	for _, ip := range s.opts.BindIP {
 		addr := net.JoinHostPort(ip, strconv.Itoa(s.opts.Port))
-		ln, err := net.Listen("tcp", addr)
+		network, err := listenNetwork(ip, s.opts.IPv6)
+		var ln net.Listener
+		if err == nil {
+			ln, err = net.Listen(network, addr)
+		}
 		if err != nil {
 			for _, l := range s.listeners {
 				l.Close()
@@ -235,6 +239,22 @@ func (s *Server) listen() error {
 		s.log.Info("NETWORK", 23015, "listener", "Listening on", mlog.A("address", ln.Addr().String()))
 	}
 	return nil
+}
+
+// listenNetwork returns the network to listen on ip with: IPv4 only
+// ("tcp4", so that 0.0.0.0 is not also [::]) unless --ipv6 is given, as
+// mongod; an IPv6 address needs --ipv6.
+func listenNetwork(ip string, ipv6 bool) (string, error) {
+	if a := net.ParseIP(ip); a != nil && a.To4() == nil {
+		if !ipv6 {
+			return "", fmt.Errorf("IPv6 address %s given without --ipv6 (net.ipv6)", ip)
+		}
+		return "tcp6", nil
+	}
+	if ipv6 {
+		return "tcp", nil
+	}
+	return "tcp4", nil
 }
 
 // Addr returns the first listener's address.
