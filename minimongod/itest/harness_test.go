@@ -53,9 +53,12 @@ func freePort(t testing.TB) int {
 
 // server is a running minimongod process.
 type server struct {
-	t      testing.TB
-	cmd    *exec.Cmd
+	t   testing.TB
+	cmd *exec.Cmd
+	// port is where clients connect: a proxy that checks every reply
+	// (replyChecker) in front of minimongod's own port, mmPort.
 	port   int
+	mmPort int
 	dbpath string
 	log    *bytes.Buffer
 	client *mongo.Client
@@ -101,6 +104,15 @@ func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string)
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.kill)
+	// Clients reach the server through a proxy that checks every reply.
+	s.mmPort = s.port
+	checker := startReplyChecker(t, "127.0.0.1:"+strconv.Itoa(s.mmPort))
+	s.port = checker.port()
+	t.Cleanup(func() {
+		if bad := checker.close(); len(bad) > 0 {
+			t.Errorf("minimongod sent %d malformed replies: %v", len(bad), bad)
+		}
+	})
 	s.client = s.connect()
 	return s
 }

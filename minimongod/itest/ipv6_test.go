@@ -17,13 +17,13 @@ func TestBindIPv6OnlyWithIPv6(t *testing.T) {
 		t.Errorf("--bind_ip ::1 without --ipv6 exited %d, want 48\n%s", code, out)
 	}
 	s := start(t, "--bind_ip", "127.0.0.1,::1", "--ipv6")
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(s.port)), 2*time.Second)
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(s.mmPort)), 2*time.Second)
 	if err != nil {
 		t.Fatalf("dial [::1] with --ipv6: %v", err)
 	}
 	c.Close()
 	v4 := start(t)
-	if c, err := net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(v4.port)), 2*time.Second); err == nil {
+	if c, err := net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(v4.mmPort)), 2*time.Second); err == nil {
 		c.Close()
 		t.Errorf("an IPv4-only server accepted an IPv6 connection")
 	}

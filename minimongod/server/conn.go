@@ -118,8 +118,10 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 		} else {
 			doc, closeAfter = c.run(req)
 		}
-		if msg.MoreToCome() {
-			return !closeAfter
+		if msg.MoreToCome() || doc == nil {
+			// No reply: moreToCome, or a command that closes the
+			// connection instead of answering (shutdown, as mongod).
+			return !closeAfter && doc != nil
 		}
 		c.reqID++
 		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
@@ -130,6 +132,9 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 			req.body = inner.Document()
 		}
 		doc, closeAfter := c.run(req)
+		if doc == nil {
+			return false
+		}
 		c.reqID++
 		c.frame = wire.AppendReply(c.frame[:0], c.reqID, msg.Header.RequestID, 8 /* AwaitCapable */, 0, 0, doc)
 		return c.write() && !closeAfter
