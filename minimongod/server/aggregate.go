@@ -31,11 +31,11 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	curv, err := req.body.LookupErr("cursor")
-	if err != nil || curv.Type != bsoncore.TypeEmbeddedDocument {
+	if (err != nil || curv.Type != bsoncore.TypeEmbeddedDocument) && !boolArg(req, "explain") {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
 	batchSize := int64(101)
-	if bs, err := curv.Document().LookupErr("batchSize"); err == nil {
+	if bs, err := curv.Document().LookupErr("batchSize"); err == nil && curv.Type == bsoncore.TypeEmbeddedDocument {
 		batchSize, _ = bs.AsInt64OK()
 	}
 	stages, _ := pv.Array().Values()
@@ -49,9 +49,24 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		return c.aggregateDocs(dst, ns, cur, rest, batchSize)
 	}
-	// A leading $match (and $sort) is planned against the collection.
-	var filter, sortSpec bson.Raw
-	rest := stages
+	filter, sortSpec, rest := splitPipeline(stages)
+	if _, err := compileStages(rest); err != nil {
+		return nil, err
+	}
+	if boolArg(req, "explain") {
+		return c.explainAggregate(dst, req.db, name, filter, sortSpec, rest, "queryPlanner")
+	}
+	docs, err := c.aggregateInput(req.db, name, filter, sortSpec)
+	if err != nil {
+		return nil, err
+	}
+	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+}
+
+// splitPipeline splits off a leading $match and $sort, which are planned
+// against the collection.
+func splitPipeline(stages []bsoncore.Value) (filter, sortSpec bson.Raw, rest []bsoncore.Value) {
+	rest = stages
 	if len(rest) > 0 && rest[0].Type == bsoncore.TypeEmbeddedDocument {
 		if v, err := rest[0].Document().LookupErr("$match"); err == nil && v.Type == bsoncore.TypeEmbeddedDocument {
 			filter, rest = bson.Raw(v.Document()), rest[1:]
@@ -62,14 +77,7 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			sortSpec, rest = bson.Raw(v.Document()), rest[1:]
 		}
 	}
-	if _, err := compileStages(rest); err != nil {
-		return nil, err
-	}
-	docs, err := c.aggregateInput(req.db, name, filter, sortSpec)
-	if err != nil {
-		return nil, err
-	}
-	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+	return filter, sortSpec, rest
 }
 
 // aggregateDocs runs the stages over docs and replies with the first batch.

@@ -68,6 +68,7 @@ func init() {
 		"currentOp":        admin(cmdCurrentOp),
 		"killOp":           admin(cmdKillOp),
 		"collMod":          plain(cmdCollMod),
+		"explain":          {run: cmdExplain, latencyClass: latencyReads},
 
 		"configureFailPoint": {run: cmdConfigureFailPoint, adminOnly: true, testOnly: true},
 	}

@@ -28,6 +28,9 @@ type executor struct {
 	// pointDone is set once an _id equality has been looked up.
 	pointDone    bool
 	docsExamined int64
+	// matched counts matching documents before skip and limit, and keys
+	// and docs the whole execution examined (explain, the profiler).
+	matched, totalKeys, totalDocs, sortBytes int64
 	// op is the operation the executor works for now, checked for
 	// interruption every interruptCheckDocs documents.
 	op *operation
@@ -120,6 +123,7 @@ func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) 
 			e.seen[string(pk)] = struct{}{}
 		}
 		if e.m.Match(bson.Raw(doc)) {
+			e.matched++
 			return pk, doc, nil
 		}
 	}
@@ -146,7 +150,7 @@ func (e *executor) sortAll(sess *storage.Session) error {
 		docs = append(docs, append([]byte(nil), doc...))
 	}
 	sort.SliceStable(docs, func(i, j int) bool { return e.srt.Compare(docs[i], docs[j]) < 0 })
-	e.sorted, e.didSort = docs, true
+	e.sorted, e.didSort, e.sortBytes = docs, true, total
 	e.s.stats.scanAndOrder.Add(1)
 	return nil
 }
@@ -164,8 +168,19 @@ func (e *executor) detach() {
 		return
 	}
 	e.plan.scan.Detach()
+	keys := e.plan.scan.Examined
+	if e.plan.index == "" {
+		keys = 0 // a collection scan examines documents, no index keys
+	}
 	e.s.stats.docsExamined.Add(e.docsExamined)
-	e.s.stats.keysExamined.Add(e.plan.scan.Examined)
+	e.s.stats.keysExamined.Add(keys)
+	e.totalDocs += e.docsExamined
+	e.totalKeys += keys
+	if e.op != nil {
+		e.op.docsExamined += e.docsExamined
+		e.op.keysExamined += keys
+		e.op.planSummary = e.plan.summary()
+	}
 	e.docsExamined = 0
 	e.plan.scan.Examined = 0
 }
@@ -177,14 +192,15 @@ func (e *executor) lookupPoint(sess *storage.Session) (pk, doc []byte, err error
 	}
 	pk, e.pointDone = e.plan.point, true
 	e.plan.point = nil
+	e.plan.scan.Examined++
 	doc, err = e.coll.Get(sess, pk)
 	if err != nil {
 		return nil, nil, err
 	}
 	e.docsExamined++
-	e.s.stats.keysExamined.Add(1)
 	if !e.m.Match(bson.Raw(doc)) {
 		return nil, nil, wt.ErrNotFound
 	}
+	e.matched++
 	return pk, doc, nil
 }

@@ -199,6 +199,9 @@ func (c *clientConn) batchReply(dst []byte, key string, sc *serverCursor, batchS
 	}
 	sc.ex.detach()
 	c.s.stats.docReturned.Add(n)
+	if c.op != nil {
+		c.op.nreturned += n
+	}
 	d, _ = bsoncore.AppendArrayEnd(d, aidx)
 	id := int64(0)
 	if !exhausted && !single {

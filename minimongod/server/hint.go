@@ -65,7 +65,7 @@ func hintArg(req *request, coll *storage.Collection) (*queryHint, error) {
 // a predicate on its leading field, else over the whole index.
 func planHinted(c *storage.Collection, h *queryHint, m *query.Matcher, srt *query.Sort) plan {
 	if h.natural {
-		return plan{scan: storage.NewScan(c, nil, nil, h.desc), sorted: srt == nil}
+		return plan{scan: storage.NewScan(c, nil, nil, h.desc), sorted: srt == nil, desc: h.desc}
 	}
 	path := "_id"
 	if h.index != nil {
@@ -80,14 +80,16 @@ func planHinted(c *storage.Collection, h *queryHint, m *query.Matcher, srt *quer
 	desc := sortField != nil && sortField.Path == path && sortField.Desc
 	sorted := srt == nil || (sortField != nil && sortField.Path == path && (h.index == nil || len(h.index.Fields) == 1))
 	var ranges []storage.Range
+	var pred *query.Predicate
 	for _, p := range m.Predicates() {
 		if p.Path == path {
 			ranges = predicateRanges(p, h.index != nil && h.index.Multikey())
+			pred = &p
 			break
 		}
 	}
 	if h.index == nil {
-		return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted}
+		return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted, pred: pred, desc: desc}
 	}
-	return plan{scan: storage.NewScan(c, h.index, ranges, desc), index: h.index.Name, sorted: sorted, dedupe: true}
+	return plan{scan: storage.NewScan(c, h.index, ranges, desc), index: h.index.Name, sorted: sorted, dedupe: true, ix: h.index, pred: pred, desc: desc}
 }
