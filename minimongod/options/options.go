@@ -20,6 +20,8 @@ const (
 	DefaultEngine     = "wiredTiger"
 	// DefaultMaxConns is mongod's net.maxIncomingConnections default.
 	DefaultMaxConns = 1000000
+	// DefaultSlowMS is mongod's operationProfiling.slowOpThresholdMs.
+	DefaultSlowMS = 100
 )
 
 // Param is one --setParameter name=value.
@@ -43,7 +45,12 @@ type Options struct {
 	IPv6 bool
 	// MaxConns is --maxConns / net.maxIncomingConnections.
 	MaxConns int
-	DBPath   string
+	// ProfileLevel (0, 1, 2), SlowMS and SlowOpSampleRate are the
+	// profiler's and slow query log's settings (operationProfiling).
+	ProfileLevel     int
+	SlowMS           int
+	SlowOpSampleRate float64
+	DBPath           string
 	// StorageEngine is always "wiredTiger" after a successful Parse.
 	StorageEngine string
 	// NoJournal is set by --nojournal or storage.journal.enabled: false;

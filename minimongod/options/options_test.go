@@ -44,9 +44,9 @@ func TestDefaults(t *testing.T) {
 		BlockCompressor:   "snappy",
 		PrefixCompression: true,
 		SyncDelay:         60,
-		MaxConns:          1000000,
-		Argv:              []string{},
-		Parsed:            bson.D{},
+		MaxConns:          1000000, SlowMS: 100, SlowOpSampleRate: 1,
+		Argv:   []string{},
+		Parsed: bson.D{},
 	}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

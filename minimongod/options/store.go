@@ -36,6 +36,8 @@ func defaults() *Options {
 		PrefixCompression: true,
 		SyncDelay:         DefaultSyncDelay,
 		MaxConns:          DefaultMaxConns,
+		SlowMS:            DefaultSlowMS,
+		SlowOpSampleRate:  1,
 	}
 }
 
@@ -94,6 +96,7 @@ func storeGeneral(o *Options, e env) {
 	if v, ok := e[keyMaxConns].(int32); ok && v > 0 {
 		o.MaxConns = int(v)
 	}
+	storeProfiling(o, e)
 	o.Quiet = e[keyQuiet] == true
 	if v, ok := e[keyVerbosity].(int32); ok {
 		o.Verbosity = int(v)
@@ -153,5 +156,26 @@ func storeWiredTiger(o *Options, e env) {
 	}
 	if v, ok := e[keyPrefixComp].(bool); ok {
 		o.PrefixCompression = v
+	}
+}
+
+// storeProfiling fills the profiler options: --profile or
+// operationProfiling.mode (off, slowOp, all), --slowms and
+// --slowOpSampleRate.
+func storeProfiling(o *Options, e env) {
+	if v, ok := e[keyProfile].(int32); ok {
+		o.ProfileLevel = int(v)
+	}
+	switch e[keyProfileMode] {
+	case "slowOp":
+		o.ProfileLevel = 1
+	case "all":
+		o.ProfileLevel = 2
+	}
+	if v, ok := e[keySlowMS].(int32); ok {
+		o.SlowMS = int(v)
+	}
+	if v, ok := e[keySampleRate].(float64); ok {
+		o.SlowOpSampleRate = v
 	}
 }

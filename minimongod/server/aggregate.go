@@ -91,17 +91,11 @@ func (c *clientConn) aggregateDocs(dst []byte, ns string, docs [][]byte, stages 
 			return nil, err
 		}
 	}
-	ex := &executor{s: c.s, didSort: true, sorted: docs, limit: -1}
-	sc := &serverCursor{ns: ns, ex: ex, proj: nil}
-	return c.batchReply(dst, "firstBatch", sc, batchSize, false)
+	return c.batchReply(dst, "firstBatch", c.memoryCursor(ns, docs, nil), batchSize, false)
 }
 
 // aggregateInput reads the documents matching filter in sort order.
 func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) ([][]byte, error) {
-	coll := c.s.eng.Collection(db, name)
-	if coll == nil {
-		return nil, nil
-	}
 	m, err := query.Compile(filter)
 	if err != nil {
 		return nil, err
@@ -109,6 +103,13 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 	srt, err := compileSort(sortSpec)
 	if err != nil {
 		return nil, err
+	}
+	if name == profileCollection {
+		return c.profileMatches(db, m, srt, 0, 0), nil
+	}
+	coll := c.s.eng.Collection(db, name)
+	if coll == nil {
+		return nil, nil
 	}
 	var docs [][]byte
 	err = c.storage(readTicket, func() error {

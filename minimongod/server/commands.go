@@ -69,6 +69,7 @@ func init() {
 		"killOp":           admin(cmdKillOp),
 		"collMod":          plain(cmdCollMod),
 		"explain":          {run: cmdExplain, latencyClass: latencyReads},
+		"profile":          plain(cmdProfile),
 
 		"configureFailPoint": {run: cmdConfigureFailPoint, adminOnly: true, testOnly: true},
 	}

@@ -187,18 +187,23 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
 	out, err = c.runCommand(cmd, req, out)
 	c.s.ops.end(c.op)
+	op := c.op
 	c.op = nil
 	if err != nil {
 		if errors.Is(err, errCloseConnection) {
 			return nil, true
 		}
 		c.out = out
-		return c.errorReply(err), false
+		doc = c.errorReply(err)
+		c.observe(req, op, time.Since(start), len(doc), err)
+		return doc, false
 	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out, _ = bsoncore.AppendDocumentEnd(out, idx)
 	c.out = out
-	c.s.stats.observeLatency(cmd.latencyClass, time.Since(start))
+	dur := time.Since(start)
+	c.s.stats.observeLatency(cmd.latencyClass, dur)
+	c.observe(req, op, dur, len(out), nil)
 	return out, false
 }
 

@@ -174,6 +174,13 @@ func cmdListCollections(c *clientConn, req *request, dst []byte) ([]byte, error)
 			docs = append(docs, doc)
 		}
 	}
+	if len(c.s.profiler.entries(req.db)) > 0 {
+		opts := bsoncore.NewDocumentBuilder().AppendBoolean("capped", true).AppendInt32("size", profileCapBytes).Build()
+		doc := bsoncore.NewDocumentBuilder().AppendString("name", profileCollection).AppendString("type", "collection").AppendDocument("options", opts).Build()
+		if m.Match(bson.Raw(doc)) {
+			docs = append(docs, doc)
+		}
+	}
 	return appendCursor(dst, "firstBatch", req.db+".$cmd.listCollections", 0, docs), nil
 }
 

@@ -134,6 +134,10 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	}
 	single := boolArg(req, "singleBatch")
 	ns := req.db + "." + name
+	if name == profileCollection {
+		sc := c.memoryCursor(ns, c.profileMatches(req.db, m, srt, skip, limit), proj)
+		return c.batchReply(dst, "firstBatch", sc, batchSize, boolArg(req, "singleBatch"))
+	}
 	h, err := hintArg(req, coll)
 	if err != nil {
 		return nil, err
@@ -303,7 +307,7 @@ func cmdKillCursors(c *clientConn, req *request, dst []byte) ([]byte, error) {
 }
 
 func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
-	coll, _, err := c.collection(req)
+	coll, name, err := c.collection(req)
 	if err != nil {
 		return nil, err
 	}
@@ -321,6 +325,13 @@ func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	}
 	if limit < 0 {
 		limit = -limit
+	}
+	if name == profileCollection {
+		m, err := query.Compile(filter)
+		if err != nil {
+			return nil, err
+		}
+		return bsoncore.AppendInt64Element(dst, "n", int64(len(c.profileMatches(req.db, m, nil, skip, limit)))), nil
 	}
 	h, err := hintArg(req, coll)
 	if err != nil {

@@ -76,6 +76,8 @@ type Server struct {
 	exec    *execControl
 	// failpoints are the test fail points (enableTestCommands).
 	failpoints failpoints
+	// profiler is the database profiler and slow query log.
+	profiler profiler
 	// engineFailure is what WiredTiger last reported as an error.
 	engineFailure engineFailure
 
@@ -99,6 +101,7 @@ func New(opts *options.Options, argv []string, log *mlog.Logger, totalRAM uint64
 		bgStop: make(chan struct{}), shutdownReq: make(chan struct{}), started: time.Now()}
 	s.cursors.init()
 	s.ops.init()
+	s.profiler.init(opts.ProfileLevel, opts.SlowMS, opts.SlowOpSampleRate)
 	s.exec = newExecControl()
 	p, err := newParams(s, opts.SetParameters)
 	if err != nil {
