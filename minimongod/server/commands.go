@@ -70,6 +70,13 @@ func init() {
 		"collMod":          plain(cmdCollMod),
 		"explain":          {run: cmdExplain, latencyClass: latencyReads},
 		"profile":          plain(cmdProfile),
+		"distinct":         {run: cmdDistinct, latencyClass: latencyReads},
+
+		"replSetGetStatus":  admin(cmdNoReplication),
+		"replSetGetConfig":  admin(cmdNoReplication),
+		"replSetInitiate":   admin(cmdNoReplication),
+		"commitTransaction": admin(cmdNoTransaction),
+		"abortTransaction":  admin(cmdNoTransaction),
 
 		"configureFailPoint": {run: cmdConfigureFailPoint, adminOnly: true, testOnly: true},
 	}
