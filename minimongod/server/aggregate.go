@@ -49,6 +49,13 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		return c.aggregateDocs(dst, ns, cur, rest, batchSize)
 	}
+	if cs, ok := leadingCollStats(stages); ok {
+		doc, err := c.collStatsDoc(req.db, name, cs)
+		if err != nil {
+			return nil, err
+		}
+		return c.aggregateDocs(dst, ns, [][]byte{doc}, stages[1:], batchSize)
+	}
 	filter, sortSpec, rest := splitPipeline(stages)
 	if _, err := compileStages(rest); err != nil {
 		return nil, err
@@ -61,6 +68,18 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+}
+
+// leadingCollStats returns the spec of a first $collStats stage.
+func leadingCollStats(stages []bsoncore.Value) (bsoncore.Document, bool) {
+	if len(stages) == 0 || stages[0].Type != bsoncore.TypeEmbeddedDocument {
+		return nil, false
+	}
+	v, err := stages[0].Document().LookupErr("$collStats")
+	if err != nil || v.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, false
+	}
+	return v.Document(), true
 }
 
 // splitPipeline splits off a leading $match and $sort, which are planned
@@ -216,6 +235,10 @@ func compileStage(name string, v bsoncore.Value) (stage, error) {
 		}, nil
 	case "$group":
 		return compileGroup(v)
+	case "$addFields", "$set":
+		return compileAddFields(v)
+	case "$unwind":
+		return compileUnwind(v)
 	}
 	return nil, mongoerr.New(40324, "Unrecognized pipeline stage name: '%s'", name)
 }

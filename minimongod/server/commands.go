@@ -71,6 +71,8 @@ func init() {
 		"explain":          {run: cmdExplain, latencyClass: latencyReads},
 		"profile":          plain(cmdProfile),
 		"distinct":         {run: cmdDistinct, latencyClass: latencyReads},
+		"renameCollection": admin(cmdRenameCollection),
+		"validate":         plain(cmdValidate),
 
 		"replSetGetStatus":  admin(cmdNoReplication),
 		"replSetGetConfig":  admin(cmdNoReplication),

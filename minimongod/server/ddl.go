@@ -334,6 +334,12 @@ func cmdCollStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer unlock()
+	return c.appendCollStats(dst, coll, scale), nil
+}
+
+// appendCollStats appends collStats' fields (also $collStats'
+// storageStats); the caller holds the storage lock.
+func (c *clientConn) appendCollStats(dst []byte, coll *storage.Collection, scale int64) []byte {
 	count, size := coll.Count(), coll.DataSize()
 	storageSize, ixSizes, ixTotal := c.collStorage(coll)
 	ixSizes["_id_"] = 0 // the _id index is the collection table itself
@@ -358,7 +364,7 @@ func cmdCollStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	d = bsoncore.AppendInt64Element(d, "totalIndexSize", ixTotal/scale)
 	d = bsoncore.AppendInt64Element(d, "totalSize", (storageSize+ixTotal)/scale)
 	d = bsoncore.AppendInt64Element(d, "scaleFactor", scale)
-	return d, nil
+	return d
 }
 
 func cmdDBStats(c *clientConn, req *request, dst []byte) ([]byte, error) {

@@ -18,6 +18,7 @@ int wtd_session_drop(WT_SESSION *s, const char *uri, const char *config, char *e
 int wtd_session_begin(WT_SESSION *s, const char *config);
 int wtd_session_commit(WT_SESSION *s, const char *config);
 int wtd_session_rollback(WT_SESSION *s, const char *config);
+int wtd_session_verify(WT_SESSION *s, const char *uri, char *errbuf, size_t errlen);
 int wtd_session_checkpoint(WT_SESSION *s, const char *config);
 int wtd_session_log_flush(WT_SESSION *s, const char *config);
 int wtd_session_reset(WT_SESSION *s);
