@@ -3,8 +3,6 @@ package itest
 import (
 	"testing"
 	"time"
-
-	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // BenchmarkIdleConnectionMemory is issue 14's memory target, run by hand
@@ -21,13 +19,7 @@ func BenchmarkIdleConnectionMemory(b *testing.B) {
 	base := rssBytes(b, pid)
 	var loaded, after int64
 	for i := 0; i < b.N; i++ {
-		conns := declareLargeMessages(b, s, 200)
-		time.Sleep(2 * time.Second)
-		s.run(b, "admin", bson.D{{Key: "ping", Value: 1}})
-		loaded = max(loaded, rssBytes(b, pid))
-		for _, c := range conns {
-			c.Close()
-		}
+		loaded = max(loaded, idleRound(b, s, 200, 2*time.Second))
 	}
 	time.Sleep(time.Minute)
 	after = rssBytes(b, pid)

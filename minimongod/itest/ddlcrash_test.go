@@ -13,7 +13,7 @@ import (
 
 // ddlCrashRounds is how many times TestDDLAtomicAcrossKill kills the
 // server during catalog changes.
-const ddlCrashRounds = 6
+const ddlCrashRounds = 5
 
 // Catalog changes are atomic across kill -9: a two-index createIndexes
 // leaves both indexes or neither, a dropDatabase all of the database or
@@ -24,7 +24,7 @@ func TestDDLAtomicAcrossKill(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	dbpath := t.TempDir()
-	const docs = 10000
+	const docs = 6000
 	states := map[string]int{}
 	for round := 0; round < ddlCrashRounds; round++ {
 		s := startAt(t, dbpath, "--wiredTigerCacheSizeGB", "0.25")

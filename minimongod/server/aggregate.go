@@ -12,7 +12,6 @@ import (
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/query"
 	"wtd/minimongod/storage"
-	"wtd/minimongod/wt"
 )
 
 // stage is one aggregation stage over an in-memory stream of documents.
@@ -135,20 +134,14 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 		ex := c.newExecutor(coll, m, srt, 0, 0, nil)
 		defer ex.detach()
 		var total int64
-		for {
-			_, doc, err := ex.next(c.sess)
-			if err == wt.ErrNotFound {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return ex.each(c.sess, func(_, doc []byte) error {
 			total += int64(len(doc))
 			if total > c.s.params.sortLimit() {
 				return mongoerr.New(mongoerr.CodeQueryExceededMemory, "aggregation input exceeded the memory limit of %d bytes; minimongod does not spill to disk", c.s.params.sortLimit())
 			}
 			docs = append(docs, append([]byte(nil), doc...))
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -9,7 +9,6 @@ import (
 	"wtd/minimongod/keyenc"
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/query"
-	"wtd/minimongod/wt"
 )
 
 // cmdDistinct is {distinct: coll, key, query}: the distinct values of key
@@ -46,14 +45,7 @@ func cmdDistinct(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		err = c.storage(readTicket, func() error {
 			ex := c.newExecutor(coll, m, nil, 0, 0, nil)
 			defer ex.detach()
-			for {
-				_, doc, err := ex.next(c.sess)
-				if err == wt.ErrNotFound {
-					return nil
-				}
-				if err != nil {
-					return err
-				}
+			return ex.each(c.sess, func(_, doc []byte) error {
 				v, ok := query.Lookup(doc, kv.StringValue())
 				switch {
 				case !ok:
@@ -65,7 +57,8 @@ func cmdDistinct(c *clientConn, req *request, dst []byte) ([]byte, error) {
 				default:
 					add(v)
 				}
-			}
+				return nil
+			})
 		})
 		if err != nil {
 			return nil, err

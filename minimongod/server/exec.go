@@ -91,6 +91,23 @@ func (e *executor) next(sess *storage.Session) (pk, doc []byte, err error) {
 	}
 }
 
+// each calls f with every result (table key and document, valid during
+// the call) until the end or f's error.
+func (e *executor) each(sess *storage.Session, f func(pk, doc []byte) error) error {
+	for {
+		pk, doc, err := e.next(sess)
+		if err == wt.ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(pk, doc); err != nil {
+			return err
+		}
+	}
+}
+
 // nextMatch returns the next matching document, before skip and limit.
 func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) {
 	if e.didSort {

@@ -8,7 +8,6 @@ import (
 
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/query"
-	"wtd/minimongod/wt"
 )
 
 // explainVerbosities are mongod's explain modes.
@@ -164,15 +163,8 @@ func (c *clientConn) appendExplain(dst []byte, db, name string, shape queryShape
 		}
 		start := time.Now()
 		defer ex.detach()
-		for {
-			_, _, err := ex.next(c.sess)
-			if err == wt.ErrNotFound {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			st.returned++
+		if err := ex.each(c.sess, func(_, _ []byte) error { st.returned++; return nil }); err != nil {
+			return err
 		}
 		ex.detach()
 		st.millis = time.Since(start).Milliseconds()

@@ -365,16 +365,7 @@ func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, sk
 	err = c.storage(readTicket, func() error {
 		ex := c.newExecutor(coll, m, nil, skip, limit, h)
 		defer ex.detach()
-		for {
-			_, _, err := ex.next(c.sess)
-			if err == wt.ErrNotFound {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			n++
-		}
+		return ex.each(c.sess, func(_, _ []byte) error { n++; return nil })
 	})
 	return n, err
 }

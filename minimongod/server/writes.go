@@ -394,19 +394,14 @@ func (c *clientConn) matchingKeys(coll *storage.Collection, m *query.Matcher) ([
 	ex := c.newExecutor(coll, m, nil, 0, 0, nil)
 	defer ex.detach()
 	var out [][]byte
-	for {
-		pk, doc, err := ex.next(c.sess)
-		if err == wt.ErrNotFound {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := ex.each(c.sess, func(pk, doc []byte) error {
 		if len(pk) == 0 {
 			pk, _, _ = storage.IDKey(nil, bson.Raw(doc))
 		}
 		out = append(out, append([]byte(nil), pk...))
-	}
+		return nil
+	})
+	return out, err
 }
 
 func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
