@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -51,9 +53,12 @@ func freePort(t testing.TB) int {
 
 // server is a running minimongod process.
 type server struct {
-	t      testing.TB
-	cmd    *exec.Cmd
+	t   testing.TB
+	cmd *exec.Cmd
+	// port is where clients connect: a proxy that checks every reply
+	// (replyChecker) in front of minimongod's own port, mmPort.
 	port   int
+	mmPort int
 	dbpath string
 	log    *bytes.Buffer
 	client *mongo.Client
@@ -71,9 +76,26 @@ func start(t testing.TB, args ...string) *server {
 
 func startAt(t testing.TB, dbpath string, args ...string) *server {
 	t.Helper()
+	return startWrapped(t, dbpath, nil, args...)
+}
+
+// startWrapped starts minimongod through wrapper: its command line is
+// appended to wrapper's last argument (a shell script that prepares
+// something and ends with exec).
+func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
+	t.Helper()
 	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
-	full := append([]string{"--port", strconv.Itoa(s.port), "--bind_ip", "127.0.0.1", "--dbpath", dbpath}, args...)
-	s.cmd = exec.Command(mmBinary, full...)
+	full := []string{mmBinary, "--port", strconv.Itoa(s.port), "--dbpath", dbpath}
+	if !slices.Contains(args, "--bind_ip") {
+		full = append(full, "--bind_ip", "127.0.0.1")
+	}
+	full = append(full, args...)
+	if len(wrapper) > 0 {
+		w := append([]string(nil), wrapper...)
+		w[len(w)-1] += " " + strings.Join(full, " ")
+		full = w
+	}
+	s.cmd = exec.Command(full[0], full[1:]...)
 	s.cmd.Stdout = s.log
 	s.cmd.Stderr = s.log
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -82,6 +104,15 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.kill)
+	// Clients reach the server through a proxy that checks every reply.
+	s.mmPort = s.port
+	checker := startReplyChecker(t, "127.0.0.1:"+strconv.Itoa(s.mmPort))
+	s.port = checker.port()
+	t.Cleanup(func() {
+		if bad := checker.close(); len(bad) > 0 {
+			t.Errorf("minimongod sent %d malformed replies: %v", len(bad), bad)
+		}
+	})
 	s.client = s.connect()
 	return s
 }

@@ -53,6 +53,14 @@ const (
 	CodeUnauthorized           = 13
 	CodeQueryPlanKilled        = 175
 	CodeCannotIndexParallel    = 171
+	CodeCannotBackfillArray    = 51
+	CodeMissingField           = 40414
+	CodeNoDB                   = 40571
+	CodeNoReplicationEnabled   = 76
+	CodeUpdateTooLarge         = 17419
+	CodeUpsertTooLarge         = 17420
+	// MaxBSONObjectSize is the largest document a write may store.
+	MaxBSONObjectSize = 16 * 1024 * 1024
 )
 
 var names = map[int32]string{
@@ -66,7 +74,7 @@ var names = map[int32]string{
 	96: "OperationFailed", 197: "InvalidIndexSpecificationOption", 238: "NotImplemented",
 	292: "QueryExceededMemoryLimitNoDiskUseAllowed", 10334: "BSONObjectTooLarge",
 	11000: "DuplicateKey", 11601: "Interrupted", 13: "Unauthorized", 175: "QueryPlanKilled",
-	171: "CannotIndexParallelArrays", 51024: "Location51024",
+	76: "NoReplicationEnabled", 171: "CannotIndexParallelArrays", 51: "CannotBackfillArray", 51024: "Location51024",
 }
 
 // Name returns mongod's codeName for code, or "Location<code>" as mongod does for

@@ -52,13 +52,14 @@ func TestConfigFile(t *testing.T) {
 		BlockCompressor:    "zstd",
 		PrefixCompression:  false,
 		SyncDelay:          30,
-		SetParameters:      []Param{{"zeta", "1"}, {"alpha", "two"}},
-		LogPath:            "/l",
-		LogDestination:     "file",
-		LogAppend:          true,
-		PIDFilePath:        "/p",
-		ConfigFile:         path,
-		Argv:               []string{"-f", path},
+		MaxConns:           1000000, SlowMS: 100, SlowOpSampleRate: 1,
+		SetParameters:  []Param{{"zeta", "1"}, {"alpha", "two"}},
+		LogPath:        "/l",
+		LogDestination: "file",
+		LogAppend:      true,
+		PIDFilePath:    "/p",
+		ConfigFile:     path,
+		Argv:           []string{"-f", path},
 	}
 	o.Parsed = nil
 	if diff := cmp.Diff(want, o); diff != "" {

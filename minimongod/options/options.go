@@ -18,6 +18,10 @@ const (
 	DefaultSyncDelay  = 60.0
 	DefaultCompressor = "snappy"
 	DefaultEngine     = "wiredTiger"
+	// DefaultMaxConns is mongod's net.maxIncomingConnections default.
+	DefaultMaxConns = 1000000
+	// DefaultSlowMS is mongod's operationProfiling.slowOpThresholdMs.
+	DefaultSlowMS = 100
 )
 
 // Param is one --setParameter name=value.
@@ -36,7 +40,17 @@ type Options struct {
 	// BindIPAll is set by --bind_ip_all / net.bindIpAll (BindIP is then
 	// 0.0.0.0).
 	BindIPAll bool
-	DBPath    string
+	// IPv6 is --ipv6 / net.ipv6: without it only IPv4 addresses are
+	// bound, as mongod does.
+	IPv6 bool
+	// MaxConns is --maxConns / net.maxIncomingConnections.
+	MaxConns int
+	// ProfileLevel (0, 1, 2), SlowMS and SlowOpSampleRate are the
+	// profiler's and slow query log's settings (operationProfiling).
+	ProfileLevel     int
+	SlowMS           int
+	SlowOpSampleRate float64
+	DBPath           string
 	// StorageEngine is always "wiredTiger" after a successful Parse.
 	StorageEngine string
 	// NoJournal is set by --nojournal or storage.journal.enabled: false;

@@ -44,8 +44,9 @@ func TestDefaults(t *testing.T) {
 		BlockCompressor:   "snappy",
 		PrefixCompression: true,
 		SyncDelay:         60,
-		Argv:              []string{},
-		Parsed:            bson.D{},
+		MaxConns:          1000000, SlowMS: 100, SlowOpSampleRate: 1,
+		Argv:   []string{},
+		Parsed: bson.D{},
 	}
 	if diff := cmp.Diff(want, o); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -69,6 +70,10 @@ func TestEachOption(t *testing.T) {
 		{"bind_ip star", []string{"--bind_ip=*"}, func(o *Options) bool {
 			return cmp.Equal(o.BindIP, []string{"0.0.0.0"})
 		}},
+		{"bind_ip_all ipv6", []string{"--bind_ip_all", "--ipv6"}, func(o *Options) bool {
+			return o.IPv6 && cmp.Equal(o.BindIP, []string{"0.0.0.0", "::"})
+		}},
+		{"maxConns", []string{"--maxConns", "50"}, func(o *Options) bool { return o.MaxConns == 50 }},
 		{"bind_ip_all", []string{"--bind_ip_all"}, func(o *Options) bool {
 			return o.BindIPAll && cmp.Equal(o.BindIP, []string{"0.0.0.0"})
 		}},

@@ -50,6 +50,12 @@ const (
 	keyPort        = "net.port"
 	keyBindIP      = "net.bindIp"
 	keyBindIPAll   = "net.bindIpAll"
+	keyIPv6        = "net.ipv6"
+	keyMaxConns    = "net.maxIncomingConnections"
+	keyProfile     = "profile"
+	keyProfileMode = "operationProfiling.mode"
+	keySlowMS      = "operationProfiling.slowOpThresholdMs"
+	keySampleRate  = "operationProfiling.slowOpSampleRate"
 	keyLogpath     = "logpath"
 	keyLogPath     = "systemLog.path"
 	keyLogDest     = "systemLog.destination"
@@ -105,6 +111,17 @@ var specs = []spec{
 		help: "Comma separated list of ip addresses to listen on - localhost by default"},
 	{key: keyBindIPAll, cli: "bind_ip_all", yaml: true, kind: kSwitch, section: secGeneral,
 		help: "Bind to all ip addresses"},
+	{key: keyIPv6, cli: "ipv6", yaml: true, kind: kSwitch, section: secGeneral,
+		help: "Enable IPv6 support (disabled by default)"},
+	{key: keyMaxConns, cli: "maxConns", yaml: true, kind: kInt, section: secGeneral,
+		help: "Max number of simultaneous connections"},
+	{key: keyProfile, cli: "profile", kind: kInt, section: secGeneral,
+		help: "0=off 1=slow, 2=all"},
+	{key: keyProfileMode, yaml: true, kind: kString, section: secGeneral, hidden: true},
+	{key: keySlowMS, cli: "slowms", yaml: true, kind: kInt, section: secGeneral,
+		help: "Value of slow for profile and console log"},
+	{key: keySampleRate, cli: "slowOpSampleRate", yaml: true, kind: kDouble, section: secGeneral,
+		help: "Fraction of slow ops to include in the profile and console log"},
 	{key: keyReplSet, cli: "replSet", yaml: true, kind: kString, section: secRepl,
 		help: "arg is <setname>[/<optionalseedhostlist>] (not supported by minimongod)"},
 	{key: keyEngine, cli: "storageEngine", yaml: true, kind: kString, section: secStorage,

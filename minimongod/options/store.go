@@ -35,6 +35,9 @@ func defaults() *Options {
 		BlockCompressor:   DefaultCompressor,
 		PrefixCompression: true,
 		SyncDelay:         DefaultSyncDelay,
+		MaxConns:          DefaultMaxConns,
+		SlowMS:            DefaultSlowMS,
+		SlowOpSampleRate:  1,
 	}
 }
 
@@ -82,10 +85,18 @@ func storeGeneral(o *Options, e env) {
 	if v, ok := e[keyBindIP].(string); ok {
 		o.BindIP = splitBindIP(v)
 	}
+	o.IPv6 = e[keyIPv6] == true
 	if e[keyBindIPAll] == true {
 		o.BindIPAll = true
 		o.BindIP = []string{"0.0.0.0"}
+		if o.IPv6 {
+			o.BindIP = append(o.BindIP, "::")
+		}
 	}
+	if v, ok := e[keyMaxConns].(int32); ok && v > 0 {
+		o.MaxConns = int(v)
+	}
+	storeProfiling(o, e)
 	o.Quiet = e[keyQuiet] == true
 	if v, ok := e[keyVerbosity].(int32); ok {
 		o.Verbosity = int(v)
@@ -145,5 +156,26 @@ func storeWiredTiger(o *Options, e env) {
 	}
 	if v, ok := e[keyPrefixComp].(bool); ok {
 		o.PrefixCompression = v
+	}
+}
+
+// storeProfiling fills the profiler options: --profile or
+// operationProfiling.mode (off, slowOp, all), --slowms and
+// --slowOpSampleRate.
+func storeProfiling(o *Options, e env) {
+	if v, ok := e[keyProfile].(int32); ok {
+		o.ProfileLevel = int(v)
+	}
+	switch e[keyProfileMode] {
+	case "slowOp":
+		o.ProfileLevel = 1
+	case "all":
+		o.ProfileLevel = 2
+	}
+	if v, ok := e[keySlowMS].(int32); ok {
+		o.SlowMS = int(v)
+	}
+	if v, ok := e[keySampleRate].(float64); ok {
+		o.SlowOpSampleRate = v
 	}
 }

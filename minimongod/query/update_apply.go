@@ -273,6 +273,10 @@ func applyArray(dst []byte, key string, cur bsoncore.Value, c *updNode, ctx *app
 	return dst, nil
 }
 
+// MaxArrayPadding is how many nulls an update may add to reach an array
+// index past the end, as mongod's (pathsupport::kMaxPaddingAllowed).
+const MaxArrayPadding = 1500000
+
 // extendArray applies the creating ops whose indexes lie past the end.
 func extendArray(dst []byte, n int, c *updNode, seen []bool, ctx *applyCtx) ([]byte, error) {
 	var err error
@@ -280,6 +284,9 @@ func extendArray(dst []byte, n int, c *updNode, seen []bool, ctx *applyCtx) ([]b
 		pos, ok := arrayIdx(name)
 		if !ok || seen[i] || !c.kids[i].creates || pos < n {
 			continue
+		}
+		if pos-n > MaxArrayPadding {
+			return nil, mongoerr.New(mongoerr.CodeCannotBackfillArray, "can't backfill more than %d elements", MaxArrayPadding)
 		}
 		for ; n < pos; n++ {
 			dst = appendElem(dst, indexKey(n), nullVal)

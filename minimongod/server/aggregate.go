@@ -12,7 +12,6 @@ import (
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/query"
 	"wtd/minimongod/storage"
-	"wtd/minimongod/wt"
 )
 
 // stage is one aggregation stage over an in-memory stream of documents.
@@ -31,11 +30,11 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
 	curv, err := req.body.LookupErr("cursor")
-	if err != nil || curv.Type != bsoncore.TypeEmbeddedDocument {
+	if (err != nil || curv.Type != bsoncore.TypeEmbeddedDocument) && !boolArg(req, "explain") {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}
 	batchSize := int64(101)
-	if bs, err := curv.Document().LookupErr("batchSize"); err == nil {
+	if bs, err := curv.Document().LookupErr("batchSize"); err == nil && curv.Type == bsoncore.TypeEmbeddedDocument {
 		batchSize, _ = bs.AsInt64OK()
 	}
 	stages, _ := pv.Array().Values()
@@ -49,9 +48,43 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		return c.aggregateDocs(dst, ns, cur, rest, batchSize)
 	}
-	// A leading $match (and $sort) is planned against the collection.
-	var filter, sortSpec bson.Raw
-	rest := stages
+	if cs, ok := leadingCollStats(stages); ok {
+		doc, err := c.collStatsDoc(req.db, name, cs)
+		if err != nil {
+			return nil, err
+		}
+		return c.aggregateDocs(dst, ns, [][]byte{doc}, stages[1:], batchSize)
+	}
+	filter, sortSpec, rest := splitPipeline(stages)
+	if _, err := compileStages(rest); err != nil {
+		return nil, err
+	}
+	if boolArg(req, "explain") {
+		return c.explainAggregate(dst, req.db, name, filter, sortSpec, rest, "queryPlanner")
+	}
+	docs, err := c.aggregateInput(req.db, name, filter, sortSpec)
+	if err != nil {
+		return nil, err
+	}
+	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+}
+
+// leadingCollStats returns the spec of a first $collStats stage.
+func leadingCollStats(stages []bsoncore.Value) (bsoncore.Document, bool) {
+	if len(stages) == 0 || stages[0].Type != bsoncore.TypeEmbeddedDocument {
+		return nil, false
+	}
+	v, err := stages[0].Document().LookupErr("$collStats")
+	if err != nil || v.Type != bsoncore.TypeEmbeddedDocument {
+		return nil, false
+	}
+	return v.Document(), true
+}
+
+// splitPipeline splits off a leading $match and $sort, which are planned
+// against the collection.
+func splitPipeline(stages []bsoncore.Value) (filter, sortSpec bson.Raw, rest []bsoncore.Value) {
+	rest = stages
 	if len(rest) > 0 && rest[0].Type == bsoncore.TypeEmbeddedDocument {
 		if v, err := rest[0].Document().LookupErr("$match"); err == nil && v.Type == bsoncore.TypeEmbeddedDocument {
 			filter, rest = bson.Raw(v.Document()), rest[1:]
@@ -62,14 +95,7 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			sortSpec, rest = bson.Raw(v.Document()), rest[1:]
 		}
 	}
-	if _, err := compileStages(rest); err != nil {
-		return nil, err
-	}
-	docs, err := c.aggregateInput(req.db, name, filter, sortSpec)
-	if err != nil {
-		return nil, err
-	}
-	return c.aggregateDocs(dst, ns, docs, rest, batchSize)
+	return filter, sortSpec, rest
 }
 
 // aggregateDocs runs the stages over docs and replies with the first batch.
@@ -83,17 +109,11 @@ func (c *clientConn) aggregateDocs(dst []byte, ns string, docs [][]byte, stages 
 			return nil, err
 		}
 	}
-	ex := &executor{s: c.s, didSort: true, sorted: docs, limit: -1}
-	sc := &serverCursor{ns: ns, ex: ex, proj: nil}
-	return c.batchReply(dst, "firstBatch", sc, batchSize, false)
+	return c.batchReply(dst, "firstBatch", c.memoryCursor(ns, docs, nil), batchSize, false)
 }
 
 // aggregateInput reads the documents matching filter in sort order.
 func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) ([][]byte, error) {
-	coll := c.s.eng.Collection(db, name)
-	if coll == nil {
-		return nil, nil
-	}
 	m, err := query.Compile(filter)
 	if err != nil {
 		return nil, err
@@ -102,25 +122,26 @@ func (c *clientConn) aggregateInput(db, name string, filter, sortSpec bson.Raw) 
 	if err != nil {
 		return nil, err
 	}
+	if name == profileCollection {
+		return c.profileMatches(db, m, srt, 0, 0), nil
+	}
+	coll := c.s.eng.Collection(db, name)
+	if coll == nil {
+		return nil, nil
+	}
 	var docs [][]byte
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, srt, 0, 0)
+		ex := c.newExecutor(coll, m, srt, 0, 0, nil)
 		defer ex.detach()
 		var total int64
-		for {
-			_, doc, err := ex.next(c.sess)
-			if err == wt.ErrNotFound {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return ex.each(c.sess, func(_, doc []byte) error {
 			total += int64(len(doc))
 			if total > c.s.params.sortLimit() {
 				return mongoerr.New(mongoerr.CodeQueryExceededMemory, "aggregation input exceeded the memory limit of %d bytes; minimongod does not spill to disk", c.s.params.sortLimit())
 			}
 			docs = append(docs, append([]byte(nil), doc...))
-		}
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -207,6 +228,10 @@ func compileStage(name string, v bsoncore.Value) (stage, error) {
 		}, nil
 	case "$group":
 		return compileGroup(v)
+	case "$addFields", "$set":
+		return compileAddFields(v)
+	case "$unwind":
+		return compileUnwind(v)
 	}
 	return nil, mongoerr.New(40324, "Unrecognized pipeline stage name: '%s'", name)
 }

@@ -113,19 +113,6 @@ func docsArg(req *request, name string) ([]bson.Raw, error) {
 	return out, nil
 }
 
-// journaled reports whether the write concern asks for j:true.
-func journaled(req *request) bool {
-	wc, err := req.body.LookupErr("writeConcern")
-	if err != nil || wc.Type != bsoncore.TypeEmbeddedDocument {
-		return false
-	}
-	j, err := wc.Document().LookupErr("j")
-	if err != nil {
-		return false
-	}
-	return j.Type == bsoncore.TypeBoolean && j.Boolean()
-}
-
 // collection returns the named collection or nil when it does not exist.
 func (c *clientConn) collection(req *request) (*storage.Collection, string, error) {
 	name, err := collName(req)

@@ -12,7 +12,8 @@ import (
 // the ticket concurrency adjustment, as mongod runs them. shutdown joins
 // them through bgStop and bgDone.
 func (s *Server) startBackground() {
-	s.bgDone.Add(5)
+	s.bgDone.Add(6)
+	go s.memoryLoop()
 	go s.cursorLoop()
 	go s.checkpointLoop()
 	go s.journalLoop()

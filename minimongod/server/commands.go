@@ -14,6 +14,8 @@ type command struct {
 	adminOnly    bool
 	counter      func(*counters) *atomic.Int64 // opcounter, default "command"
 	latencyClass int
+	// testOnly commands exist only with enableTestCommands, as mongod's.
+	testOnly bool
 }
 
 var commands map[string]command
@@ -66,6 +68,19 @@ func init() {
 		"currentOp":        admin(cmdCurrentOp),
 		"killOp":           admin(cmdKillOp),
 		"collMod":          plain(cmdCollMod),
+		"explain":          {run: cmdExplain, latencyClass: latencyReads},
+		"profile":          plain(cmdProfile),
+		"distinct":         {run: cmdDistinct, latencyClass: latencyReads},
+		"renameCollection": admin(cmdRenameCollection),
+		"validate":         plain(cmdValidate),
+
+		"replSetGetStatus":  admin(cmdNoReplication),
+		"replSetGetConfig":  admin(cmdNoReplication),
+		"replSetInitiate":   admin(cmdNoReplication),
+		"commitTransaction": admin(cmdNoTransaction),
+		"abortTransaction":  admin(cmdNoTransaction),
+
+		"configureFailPoint": {run: cmdConfigureFailPoint, adminOnly: true, testOnly: true},
 	}
 }
 

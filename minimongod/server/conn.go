@@ -39,16 +39,25 @@ func (s *Server) newClientConn(nc net.Conn) *clientConn {
 	if s.closing.Load() {
 		return nil
 	}
+	s.mu.Lock()
+	if len(s.conns) >= s.opts.MaxConns {
+		n := len(s.conns)
+		s.mu.Unlock()
+		s.stats.rejectedConns.Add(1)
+		s.log.Info("NETWORK", 22942, "listener", "Connection refused because there are too many open connections",
+			mlog.A("remote", nc.RemoteAddr().String()), mlog.A("connectionCount", n))
+		return nil
+	}
 	sess, err := s.eng.NewSession()
 	if err != nil {
+		s.mu.Unlock()
 		s.log.Error("NETWORK", 22988, "listener", "cannot open a session for a new connection", mlog.A("error", err.Error()))
 		return nil
 	}
-	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: bufio.NewReaderSize(nc, 64<<10), sess: sess, remote: nc.RemoteAddr().String()}
+	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: getReader(nc), sess: sess, remote: nc.RemoteAddr().String()}
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	s.mu.Lock()
 	s.conns[c] = struct{}{}
 	n := len(s.conns)
 	s.mu.Unlock()
@@ -77,6 +86,7 @@ func (c *clientConn) serve() {
 		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
 		c.s.stats.numRequests.Add(1)
 		ok := c.handle(msg)
+		c.rbuf, c.out, c.frame = trim(c.rbuf), trim(c.out), trim(c.frame)
 		c.s.inflight.Done()
 		if !ok {
 			return
@@ -87,6 +97,8 @@ func (c *clientConn) serve() {
 func (c *clientConn) close() {
 	c.nc.Close()
 	c.sess.Close()
+	putReader(c.br)
+	c.br = nil
 	c.s.mu.Lock()
 	delete(c.s.conns, c)
 	n := len(c.s.conns)
@@ -99,9 +111,17 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 	switch msg.Header.OpCode {
 	case wire.OpMsg:
 		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Body), seqs: msg.Sequences}
-		doc, closeAfter := c.run(req)
-		if msg.MoreToCome() {
-			return !closeAfter
+		var doc []byte
+		closeAfter := false
+		if _, err := req.body.LookupErr("$db"); err != nil {
+			doc = c.errorReply(mongoerr.New(mongoerr.CodeNoDB, "OP_MSG requests require a $db argument"))
+		} else {
+			doc, closeAfter = c.run(req)
+		}
+		if msg.MoreToCome() || doc == nil {
+			// No reply: moreToCome, or a command that closes the
+			// connection instead of answering (shutdown, as mongod).
+			return !closeAfter && doc != nil
 		}
 		c.reqID++
 		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
@@ -112,6 +132,9 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 			req.body = inner.Document()
 		}
 		doc, closeAfter := c.run(req)
+		if doc == nil {
+			return false
+		}
 		c.reqID++
 		c.frame = wire.AppendReply(c.frame[:0], c.reqID, msg.Header.RequestID, 8 /* AwaitCapable */, 0, 0, doc)
 		return c.write() && !closeAfter
@@ -125,12 +148,6 @@ func (c *clientConn) write() bool {
 	c.s.stats.bytesOut.Add(int64(len(c.frame)))
 	if _, err := c.nc.Write(c.frame); err != nil {
 		return false
-	}
-	if cap(c.frame) > 32<<20 {
-		c.frame = nil
-	}
-	if cap(c.out) > 32<<20 {
-		c.out = nil
 	}
 	return true
 }
@@ -152,9 +169,13 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	}
 	req.name = first.Key()
 	cmd, ok := commands[req.name]
-	if !ok {
+	if !ok || (cmd.testOnly && !c.s.params.testCommands()) {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(mongoerr.New(mongoerr.CodeCommandNotFound, "no such command: '%s'", req.name)), false
+	}
+	if err := checkTransactionFields(req.body); err != nil {
+		c.s.stats.commandFailed.Add(1)
+		return c.errorReply(err), false
 	}
 	if cmd.adminOnly && req.db != "admin" {
 		return c.errorReply(mongoerr.New(13, "%s may only be run against the admin database.", req.name)), false
@@ -168,20 +189,25 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	c.op = c.s.ops.begin(&operation{desc: c.ctxName(), connID: c.id, client: c.remote,
 		opType: opTypeOf(req.name), ns: nsOf(req), command: req.body})
 	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
-	out, err = cmd.run(c, req, out)
+	out, err = c.runCommand(cmd, req, out)
 	c.s.ops.end(c.op)
+	op := c.op
 	c.op = nil
 	if err != nil {
 		if errors.Is(err, errCloseConnection) {
 			return nil, true
 		}
 		c.out = out
-		return c.errorReply(err), false
+		doc = c.errorReply(err)
+		c.observe(req, op, time.Since(start), len(doc), err)
+		return doc, false
 	}
 	out = bsoncore.AppendDoubleElement(out, "ok", 1)
 	out, _ = bsoncore.AppendDocumentEnd(out, idx)
 	c.out = out
-	c.s.stats.observeLatency(cmd.latencyClass, time.Since(start))
+	dur := time.Since(start)
+	c.s.stats.observeLatency(cmd.latencyClass, dur)
+	c.observe(req, op, dur, len(out), nil)
 	return out, false
 }
 

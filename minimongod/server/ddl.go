@@ -2,7 +2,6 @@ package server
 
 import (
 	"errors"
-	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
@@ -13,22 +12,12 @@ import (
 	"wtd/minimongod/wt"
 )
 
-func checkCollName(db, name string) error {
-	if db == "" || strings.ContainsAny(db, "/\\. \"$") {
-		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid database name: '%s'", db)
-	}
-	if name == "" || strings.Contains(name, "$") || strings.HasPrefix(name, ".") || strings.ContainsRune(name, 0) {
-		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid collection name: %s", name)
-	}
-	return nil
-}
-
 func cmdCreate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	name, err := collName(req)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkCollName(req.db, name); err != nil {
+	if err := checkCreateNS(req.db, name); err != nil {
 		return nil, err
 	}
 	for _, opt := range []string{"capped", "viewOn", "timeseries", "clusteredIndex"} {
@@ -185,6 +174,13 @@ func cmdListCollections(c *clientConn, req *request, dst []byte) ([]byte, error)
 			docs = append(docs, doc)
 		}
 	}
+	if len(c.s.profiler.entries(req.db)) > 0 {
+		opts := bsoncore.NewDocumentBuilder().AppendBoolean("capped", true).AppendInt32("size", profileCapBytes).Build()
+		doc := bsoncore.NewDocumentBuilder().AppendString("name", profileCollection).AppendString("type", "collection").AppendDocument("options", opts).Build()
+		if m.Match(bson.Raw(doc)) {
+			docs = append(docs, doc)
+		}
+	}
 	return appendCursor(dst, "firstBatch", req.db+".$cmd.listCollections", 0, docs), nil
 }
 
@@ -201,7 +197,7 @@ func cmdCreateIndexes(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "Must specify at least one index to create")
 	}
 	created := c.s.eng.Collection(req.db, name) == nil
-	coll, err := c.s.eng.EnsureCollection(req.db, name)
+	coll, err := c.ensureCollection(req.db, name)
 	if err != nil {
 		return nil, err
 	}
@@ -214,15 +210,9 @@ func cmdCreateIndexes(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 		toBuild = append(toBuild, ix)
 	}
-	newOnes := 0
-	for _, ix := range toBuild {
-		ok, err := c.s.eng.CreateIndex(coll, ix)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			newOnes++
-		}
+	newOnes, err := c.s.eng.CreateIndexes(coll, toBuild)
+	if err != nil {
+		return nil, err
 	}
 	dst = bsoncore.AppendBooleanElement(dst, "createdCollectionAutomatically", created)
 	dst = bsoncore.AppendInt32Element(dst, "numIndexesBefore", int32(before))
@@ -344,6 +334,12 @@ func cmdCollStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer unlock()
+	return c.appendCollStats(dst, coll, scale), nil
+}
+
+// appendCollStats appends collStats' fields (also $collStats'
+// storageStats); the caller holds the storage lock.
+func (c *clientConn) appendCollStats(dst []byte, coll *storage.Collection, scale int64) []byte {
 	count, size := coll.Count(), coll.DataSize()
 	storageSize, ixSizes, ixTotal := c.collStorage(coll)
 	ixSizes["_id_"] = 0 // the _id index is the collection table itself
@@ -368,7 +364,7 @@ func cmdCollStats(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	d = bsoncore.AppendInt64Element(d, "totalIndexSize", ixTotal/scale)
 	d = bsoncore.AppendInt64Element(d, "totalSize", (storageSize+ixTotal)/scale)
 	d = bsoncore.AppendInt64Element(d, "scaleFactor", scale)
-	return d, nil
+	return d
 }
 
 func cmdDBStats(c *clientConn, req *request, dst []byte) ([]byte, error) {

@@ -28,6 +28,9 @@ type executor struct {
 	// pointDone is set once an _id equality has been looked up.
 	pointDone    bool
 	docsExamined int64
+	// matched counts matching documents before skip and limit, and keys
+	// and docs the whole execution examined (explain, the profiler).
+	matched, totalKeys, totalDocs, sortBytes int64
 	// op is the operation the executor works for now, checked for
 	// interruption every interruptCheckDocs documents.
 	op *operation
@@ -37,14 +40,20 @@ type executor struct {
 const interruptCheckDocs = 128
 
 // newExecutor returns an executor working for c's current operation.
-func (c *clientConn) newExecutor(coll *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
-	e := newExecutor(c.s, coll, m, srt, skip, limit)
+// h, when not nil, is the query's hint and decides the plan.
+func (c *clientConn) newExecutor(coll *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64, h *queryHint) *executor {
+	e := newExecutor(c.s, coll, m, srt, skip, limit, h)
 	e.op = c.op
 	return e
 }
 
-func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64) *executor {
-	p := planQuery(c, m, srt)
+func newExecutor(s *Server, c *storage.Collection, m *query.Matcher, srt *query.Sort, skip, limit int64, h *queryHint) *executor {
+	var p plan
+	if h != nil {
+		p = planHinted(c, h, m, srt)
+	} else {
+		p = planQuery(c, m, srt)
+	}
 	e := &executor{s: s, coll: c, plan: p, m: m, srt: srt, skip: skip, limit: limit}
 	if limit == 0 {
 		e.limit = -1
@@ -82,6 +91,23 @@ func (e *executor) next(sess *storage.Session) (pk, doc []byte, err error) {
 	}
 }
 
+// each calls f with every result (table key and document, valid during
+// the call) until the end or f's error.
+func (e *executor) each(sess *storage.Session, f func(pk, doc []byte) error) error {
+	for {
+		pk, doc, err := e.next(sess)
+		if err == wt.ErrNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(pk, doc); err != nil {
+			return err
+		}
+	}
+}
+
 // nextMatch returns the next matching document, before skip and limit.
 func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) {
 	if e.didSort {
@@ -114,6 +140,7 @@ func (e *executor) nextMatch(sess *storage.Session) (pk, doc []byte, err error) 
 			e.seen[string(pk)] = struct{}{}
 		}
 		if e.m.Match(bson.Raw(doc)) {
+			e.matched++
 			return pk, doc, nil
 		}
 	}
@@ -140,9 +167,16 @@ func (e *executor) sortAll(sess *storage.Session) error {
 		docs = append(docs, append([]byte(nil), doc...))
 	}
 	sort.SliceStable(docs, func(i, j int) bool { return e.srt.Compare(docs[i], docs[j]) < 0 })
-	e.sorted, e.didSort = docs, true
+	e.sorted, e.didSort, e.sortBytes = docs, true, total
 	e.s.stats.scanAndOrder.Add(1)
 	return nil
+}
+
+// collectionGone reports whether the collection the executor scans was
+// dropped (or replaced) since it started. An executor over documents held
+// in memory (an aggregation's result) has no collection and is never gone.
+func (e *executor) collectionGone(eng *storage.Engine) bool {
+	return e.coll != nil && eng.Collection(e.coll.DB, e.coll.Name) != e.coll
 }
 
 // detach releases WiredTiger resources between requests.
@@ -151,8 +185,19 @@ func (e *executor) detach() {
 		return
 	}
 	e.plan.scan.Detach()
+	keys := e.plan.scan.Examined
+	if e.plan.index == "" {
+		keys = 0 // a collection scan examines documents, no index keys
+	}
 	e.s.stats.docsExamined.Add(e.docsExamined)
-	e.s.stats.keysExamined.Add(e.plan.scan.Examined)
+	e.s.stats.keysExamined.Add(keys)
+	e.totalDocs += e.docsExamined
+	e.totalKeys += keys
+	if e.op != nil {
+		e.op.docsExamined += e.docsExamined
+		e.op.keysExamined += keys
+		e.op.planSummary = e.plan.summary()
+	}
 	e.docsExamined = 0
 	e.plan.scan.Examined = 0
 }
@@ -164,14 +209,15 @@ func (e *executor) lookupPoint(sess *storage.Session) (pk, doc []byte, err error
 	}
 	pk, e.pointDone = e.plan.point, true
 	e.plan.point = nil
+	e.plan.scan.Examined++
 	doc, err = e.coll.Get(sess, pk)
 	if err != nil {
 		return nil, nil, err
 	}
 	e.docsExamined++
-	e.s.stats.keysExamined.Add(1)
 	if !e.m.Match(bson.Raw(doc)) {
 		return nil, nil, wt.ErrNotFound
 	}
+	e.matched++
 	return pk, doc, nil
 }

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
@@ -127,23 +129,44 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if batchSize < 0 {
 		return nil, mongoerr.New(51024, "BSON field 'batchSize' value must be >= 0, actual value '%d'", batchSize)
 	}
-	single := boolArg(req, "singleBatch")
-	if limit < 0 {
-		limit, single = -limit, true
+	if err := checkFindLimit(req); err != nil {
+		return nil, err
 	}
+	single := boolArg(req, "singleBatch")
 	ns := req.db + "." + name
+	if name == profileCollection {
+		sc := c.memoryCursor(ns, c.profileMatches(req.db, m, srt, skip, limit), proj)
+		return c.batchReply(dst, "firstBatch", sc, batchSize, boolArg(req, "singleBatch"))
+	}
+	h, err := hintArg(req, coll)
+	if err != nil {
+		return nil, err
+	}
 	if coll == nil {
 		return appendCursor(dst, "firstBatch", ns, 0, nil), nil
 	}
 	var out []byte
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, srt, skip, limit)
+		ex := c.newExecutor(coll, m, srt, skip, limit, h)
 		sc := &serverCursor{ns: ns, ex: ex, proj: proj, batchSize: batchSize}
 		var err error
 		out, err = c.batchReply(dst, "firstBatch", sc, batchSize, single)
 		return err
 	})
 	return out, err
+}
+
+// checkFindLimit refuses a negative or NaN limit, as mongod 4.4's find.
+func checkFindLimit(req *request) error {
+	v, err := req.body.LookupErr("limit")
+	if err != nil {
+		return nil
+	}
+	f, ok := v.AsFloat64OK()
+	if ok && (f < 0 || math.IsNaN(f)) {
+		return mongoerr.New(mongoerr.CodeBadValue, "Limit value must be non-negative, but received: %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return nil
 }
 
 // batchReply fills one batch from sc and appends the cursor document,
@@ -180,6 +203,9 @@ func (c *clientConn) batchReply(dst []byte, key string, sc *serverCursor, batchS
 	}
 	sc.ex.detach()
 	c.s.stats.docReturned.Add(n)
+	if c.op != nil {
+		c.op.nreturned += n
+	}
 	d, _ = bsoncore.AppendArrayEnd(d, aidx)
 	id := int64(0)
 	if !exhausted && !single {
@@ -239,7 +265,7 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	sc.ex.op = c.op
 	var out []byte
 	err = c.storage(readTicket, func() error {
-		if c.s.eng.Collection(sc.ex.coll.DB, sc.ex.coll.Name) != sc.ex.coll {
+		if sc.ex.collectionGone(c.s.eng) {
 			c.s.cursors.remove(id)
 			return mongoerr.New(mongoerr.CodeQueryPlanKilled, "collection dropped between getMore calls")
 		}
@@ -281,7 +307,7 @@ func cmdKillCursors(c *clientConn, req *request, dst []byte) ([]byte, error) {
 }
 
 func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
-	coll, _, err := c.collection(req)
+	coll, name, err := c.collection(req)
 	if err != nil {
 		return nil, err
 	}
@@ -300,10 +326,21 @@ func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if limit < 0 {
 		limit = -limit
 	}
+	if name == profileCollection {
+		m, err := query.Compile(filter)
+		if err != nil {
+			return nil, err
+		}
+		return bsoncore.AppendInt64Element(dst, "n", int64(len(c.profileMatches(req.db, m, nil, skip, limit)))), nil
+	}
+	h, err := hintArg(req, coll)
+	if err != nil {
+		return nil, err
+	}
 	if coll == nil {
 		return bsoncore.AppendInt32Element(dst, "n", 0), nil
 	}
-	n, err := c.countMatching(coll, filter, skip, limit)
+	n, err := c.countMatching(coll, filter, skip, limit, h)
 	if err != nil {
 		return nil, err
 	}
@@ -312,9 +349,9 @@ func cmdCount(c *clientConn, req *request, dst []byte) ([]byte, error) {
 
 // countMatching counts documents of coll matching filter, after skip and
 // limit (0: none).
-func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, skip, limit int64) (int64, error) {
+func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, skip, limit int64, h *queryHint) (int64, error) {
 	var n int64
-	if len(filter) <= 5 {
+	if len(filter) <= 5 && h == nil {
 		n = max(coll.Count()-skip, 0)
 		if limit > 0 {
 			n = min(n, limit)
@@ -326,18 +363,9 @@ func (c *clientConn) countMatching(coll *storage.Collection, filter bson.Raw, sk
 		return 0, err
 	}
 	err = c.storage(readTicket, func() error {
-		ex := c.newExecutor(coll, m, nil, skip, limit)
+		ex := c.newExecutor(coll, m, nil, skip, limit, h)
 		defer ex.detach()
-		for {
-			_, _, err := ex.next(c.sess)
-			if err == wt.ErrNotFound {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			n++
-		}
+		return ex.each(c.sess, func(_, _ []byte) error { n++; return nil })
 	})
 	return n, err
 }

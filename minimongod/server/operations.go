@@ -32,6 +32,11 @@ type operation struct {
 	killCh   chan struct{}
 	killOnce sync.Once
 
+	// What the operation's executors examined and returned, and their
+	// plan (owner only; the profiler and slow query log read them).
+	keysExamined, docsExamined, nreturned int64
+	planSummary                           string
+
 	held     [2]int // ticket depth per kind (owner only)
 	admitted bool   // has had a ticket (owner only)
 	ticketAt [2]time.Time

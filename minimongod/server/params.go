@@ -40,6 +40,7 @@ type params struct {
 	logLevel            int64
 	ttlEnabled          bool
 	ttlSleepSecs        int64
+	enableTestCommands  bool
 }
 
 func newParams(s *Server, startup []options.Param) (*params, error) {
@@ -54,6 +55,9 @@ func newParams(s *Server, startup []options.Param) (*params, error) {
 	p.register(p.boolParam("ttlMonitorEnabled", &p.ttlEnabled))
 	p.register(p.intParamCheck("ttlMonitorSleepSecs", &p.ttlSleepSecs, gtCheck("ttlMonitorSleepSecs", 0)))
 	p.registerExecControl()
+	testCmds := p.boolParam("enableTestCommands", &p.enableTestCommands)
+	testCmds.runtime = false
+	p.register(testCmds)
 	for _, sp := range startup {
 		prm, ok := p.lookup(sp.Name)
 		if !ok || !prm.startup {
@@ -98,6 +102,7 @@ func (p *params) journalCommitInterval() (v int64) {
 	p.get(func() { v = p.journalInterval })
 	return
 }
+func (p *params) testCommands() (v bool)   { p.get(func() { v = p.enableTestCommands }); return }
 func (p *params) sortLimit() (v int64)     { p.get(func() { v = p.maxSortBytes }); return }
 func (p *params) cursorTimeout() (v int64) { p.get(func() { v = p.cursorTimeoutMillis }); return }
 func (p *params) ttl() (enabled bool, secs int64) {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"sort"
 
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
 	"wtd/minimongod/keyenc"
 	"wtd/minimongod/query"
 	"wtd/minimongod/storage"
@@ -19,7 +17,14 @@ type plan struct {
 	sorted bool   // scan order satisfies the sort
 	dedupe bool   // an index scan that may see a document twice (multikey)
 	// point is the table key of an _id equality: one lookup, no scan.
-	point []byte
+	point  []byte
+	idHack bool // planned as an _id point lookup
+	// ix is the secondary index scanned (nil for _id or a collection
+	// scan), pred the predicate its bounds come from (nil: all keys) and
+	// desc the scan direction; explain shows them.
+	ix   *storage.Index
+	pred *query.Predicate
+	desc bool
 }
 
 // planQuery picks the access path for matcher (and sort, may be nil) on c:
@@ -35,7 +40,7 @@ func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 	if id, ok := m.IDEquality(); ok {
 		k := keyenc.Append(nil, id)
 		r := storage.Range{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}}
-		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, point: k}
+		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, point: k, idHack: true}
 	}
 	preds := m.Predicates()
 	// Prefer equality / $in, then ranges; _id before secondary indexes.
@@ -48,22 +53,22 @@ func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 				ranges := predicateRanges(p, false)
 				desc := sortField != nil && sortField.Path == "_id" && sortField.Desc
 				sorted := sortField == nil || sortField.Path == "_id"
-				return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted}
+				return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted, pred: &p, desc: desc}
 			}
 			if ix := leadingIndex(c, p.Path); ix != nil {
 				ranges := predicateRanges(p, ix.Multikey())
 				sorted := sortField == nil || (sortField.Path == p.Path && len(ix.Fields) == 1)
 				desc := sortField != nil && sortField.Path == p.Path && sortField.Desc
-				return plan{scan: storage.NewScan(c, ix, ranges, desc), index: ix.Name, sorted: sorted, dedupe: true}
+				return plan{scan: storage.NewScan(c, ix, ranges, desc), index: ix.Name, sorted: sorted, dedupe: true, ix: ix, pred: &p, desc: desc}
 			}
 		}
 	}
 	if sortField != nil {
 		if sortField.Path == "_id" {
-			return plan{scan: storage.NewScan(c, nil, nil, sortField.Desc), index: "_id_", sorted: true}
+			return plan{scan: storage.NewScan(c, nil, nil, sortField.Desc), index: "_id_", sorted: true, desc: sortField.Desc}
 		}
 		if ix := leadingIndex(c, sortField.Path); ix != nil && len(ix.Fields) == 1 {
-			return plan{scan: storage.NewScan(c, ix, nil, sortField.Desc), index: ix.Name, sorted: true, dedupe: true}
+			return plan{scan: storage.NewScan(c, ix, nil, sortField.Desc), index: ix.Name, sorted: true, dedupe: true, ix: ix, desc: sortField.Desc}
 		}
 	}
 	return plan{scan: storage.NewScan(c, nil, nil, false), sorted: srt == nil}
@@ -110,5 +115,3 @@ func predicateRanges(p query.Predicate, multikey bool) []storage.Range {
 	}
 	return []storage.Range{r}
 }
-
-var _ = bsoncore.TypeNull

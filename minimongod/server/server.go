@@ -74,6 +74,12 @@ type Server struct {
 	stats   counters
 	ops     opRegistry
 	exec    *execControl
+	// failpoints are the test fail points (enableTestCommands).
+	failpoints failpoints
+	// profiler is the database profiler and slow query log.
+	profiler profiler
+	// engineFailure is what WiredTiger last reported as an error.
+	engineFailure engineFailure
 
 	mu       sync.Mutex
 	conns    map[*clientConn]struct{}
@@ -95,6 +101,7 @@ func New(opts *options.Options, argv []string, log *mlog.Logger, totalRAM uint64
 		bgStop: make(chan struct{}), shutdownReq: make(chan struct{}), started: time.Now()}
 	s.cursors.init()
 	s.ops.init()
+	s.profiler.init(opts.ProfileLevel, opts.SlowMS, opts.SlowOpSampleRate)
 	s.exec = newExecControl()
 	p, err := newParams(s, opts.SetParameters)
 	if err != nil {
@@ -183,6 +190,7 @@ func (s *Server) openEngine(unclean bool) error {
 	wt.SetMessageFunc(func(isErr bool, code int, msg string) {
 		if isErr {
 			s.log.Error("STORAGE", 22435, "WTError", "WiredTiger error", mlog.A("error", code), mlog.A("message", msg))
+			s.onEngineError(code, msg)
 			return
 		}
 		s.log.Info("STORAGE", 22430, "WTMessage", "WiredTiger message", mlog.A("message", msg))
@@ -218,7 +226,11 @@ func (s *Server) closeEngine() error {
 func (s *Server) listen() error {
 	for _, ip := range s.opts.BindIP {
 		addr := net.JoinHostPort(ip, strconv.Itoa(s.opts.Port))
-		ln, err := net.Listen("tcp", addr)
+		network, err := listenNetwork(ip, s.opts.IPv6)
+		var ln net.Listener
+		if err == nil {
+			ln, err = net.Listen(network, addr)
+		}
 		if err != nil {
 			for _, l := range s.listeners {
 				l.Close()
@@ -230,6 +242,22 @@ func (s *Server) listen() error {
 		s.log.Info("NETWORK", 23015, "listener", "Listening on", mlog.A("address", ln.Addr().String()))
 	}
 	return nil
+}
+
+// listenNetwork returns the network to listen on ip with: IPv4 only
+// ("tcp4", so that 0.0.0.0 is not also [::]) unless --ipv6 is given, as
+// mongod; an IPv6 address needs --ipv6.
+func listenNetwork(ip string, ipv6 bool) (string, error) {
+	if a := net.ParseIP(ip); a != nil && a.To4() == nil {
+		if !ipv6 {
+			return "", fmt.Errorf("IPv6 address %s given without --ipv6 (net.ipv6)", ip)
+		}
+		return "tcp6", nil
+	}
+	if ipv6 {
+		return "tcp", nil
+	}
+	return "tcp4", nil
 }
 
 // Addr returns the first listener's address.

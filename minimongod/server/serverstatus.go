@@ -134,9 +134,10 @@ func statusConnections(c *clientConn, d []byte) []byte {
 	c.s.mu.Unlock()
 	return subdoc(d, "connections", func(d []byte) []byte {
 		d = bsoncore.AppendInt32Element(d, "current", int32(cur))
-		d = bsoncore.AppendInt32Element(d, "available", int32(max(0, 838860-cur)))
+		d = bsoncore.AppendInt32Element(d, "available", int32(max(0, c.s.opts.MaxConns-cur)))
 		d = bsoncore.AppendInt32Element(d, "totalCreated", int32(c.s.stats.totalConns.Load()))
 		d = bsoncore.AppendInt32Element(d, "active", int32(cur))
+		d = bsoncore.AppendInt64Element(d, "rejected", c.s.stats.rejectedConns.Load())
 		return d
 	})
 }

@@ -16,6 +16,7 @@ type counters struct {
 
 	bytesIn, bytesOut, numRequests atomic.Int64
 	totalConns                     atomic.Int64
+	rejectedConns                  atomic.Int64
 
 	cursorsTimedOut, cursorsTotalOpened atomic.Int64
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -95,8 +96,11 @@ var errCollectionGone = errors.New("collection dropped")
 // prepareInsert gives doc an _id (an ObjectId first, as mongod does) and
 // checks it.
 func prepareInsert(doc bson.Raw) (bson.Raw, error) {
-	if len(doc) > 16*1024*1024 {
-		return nil, mongoerr.New(mongoerr.CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", len(doc), 16*1024*1024)
+	if err := checkInsertSize(doc); err != nil {
+		return nil, err
+	}
+	if err := checkTopLevelFields(doc); err != nil {
+		return nil, err
 	}
 	id, err := bsoncore.Document(doc).LookupErr("_id")
 	if err != nil {
@@ -105,7 +109,7 @@ func prepareInsert(doc bson.Raw) (bson.Raw, error) {
 		out = bsoncore.AppendObjectIDElement(out, "_id", bson.NewObjectID())
 		out = append(out, doc[4:len(doc)-1]...)
 		out, _ = bsoncore.AppendDocumentEnd(out, idx)
-		return out, nil
+		return out, checkInsertSize(out)
 	}
 	switch id.Type {
 	case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
@@ -123,8 +127,12 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
-	coll, err := c.s.eng.EnsureCollection(req.db, name)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
+	coll, err := c.ensureCollection(req.db, name)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +241,11 @@ func cmdUpdate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
 	var errs []writeError
 	var n, modified int64
 	type upserted struct {
@@ -296,14 +308,14 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 		return res, nil
 	}
 	if coll == nil {
-		if coll, err = c.s.eng.EnsureCollection(db, name); err != nil {
+		if coll, err = c.ensureCollection(db, name); err != nil {
 			return res, err
 		}
 	}
 	if multi {
 		var err error
 		res.n, res.modified, err = c.eachMatch(db, name, coll, m, sync, func(pk []byte, old bson.Raw) (bool, error) {
-			out, ch, err := upd.Apply(old)
+			out, ch, err := applyUpdate(upd, old)
 			if err != nil || !ch {
 				return false, err
 			}
@@ -315,7 +327,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 	} else {
 		err := c.writeTxn(sync, func() error {
 			res = updateResult{}
-			ex := c.newExecutor(coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1, nil)
 			defer ex.detach()
 			pk, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
@@ -329,7 +341,7 @@ func (c *clientConn) update(db, name string, q, u bson.Raw, srt *query.Sort, ups
 			if len(pk) == 0 {
 				pk, _, _ = storage.IDKey(nil, old)
 			}
-			out, ch, err := upd.Apply(old)
+			out, ch, err := applyUpdate(upd, old)
 			if err != nil {
 				return err
 			}
@@ -360,6 +372,9 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 	if err != nil {
 		return res, err
 	}
+	if len(base) > mongoerr.MaxBSONObjectSize {
+		return res, mongoerr.New(mongoerr.CodeUpsertTooLarge, "Document to upsert is larger than %d", mongoerr.MaxBSONObjectSize)
+	}
 	doc, err := prepareInsert(base)
 	if err != nil {
 		return res, err
@@ -376,22 +391,17 @@ func (c *clientConn) upsert(coll *storage.Collection, q bson.Raw, upd *query.Upd
 
 // matchingKeys returns the table keys of every document matching m.
 func (c *clientConn) matchingKeys(coll *storage.Collection, m *query.Matcher) ([][]byte, error) {
-	ex := c.newExecutor(coll, m, nil, 0, 0)
+	ex := c.newExecutor(coll, m, nil, 0, 0, nil)
 	defer ex.detach()
 	var out [][]byte
-	for {
-		pk, doc, err := ex.next(c.sess)
-		if err == wt.ErrNotFound {
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := ex.each(c.sess, func(pk, doc []byte) error {
 		if len(pk) == 0 {
 			pk, _, _ = storage.IDKey(nil, bson.Raw(doc))
 		}
 		out = append(out, append([]byte(nil), pk...))
-	}
+		return nil
+	})
+	return out, err
 }
 
 func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
@@ -403,7 +413,11 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ordered, sync := orderedArg(req), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, sync := orderedArg(req), wc.sync()
 	var errs []writeError
 	var n int64
 	for i, raw := range specs {
@@ -417,21 +431,15 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			}
 			continue
 		}
-		limit := int64(0)
-		if lv, err := doc.LookupErr("limit"); err == nil {
-			limit, _ = lv.AsInt64OK()
-			if f, ok := lv.AsFloat64OK(); ok {
-				limit = int64(f)
-			}
-		}
-		if limit != 0 && limit != 1 {
-			errs = append(errs, writeError{i, mongoerr.New(mongoerr.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %d", limit)})
+		one, err := deleteLimit(doc)
+		if err != nil {
+			errs = append(errs, writeError{i, err})
 			if ordered {
 				break
 			}
 			continue
 		}
-		k, _, err := c.deleteMatching(req.db, name, bson.Raw(qv.Document()), nil, limit == 1, sync)
+		k, _, err := c.deleteMatching(req.db, name, bson.Raw(qv.Document()), nil, one, sync)
 		if err != nil {
 			errs = append(errs, writeError{i, err})
 			if ordered {
@@ -443,6 +451,23 @@ func cmdDelete(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	}
 	dst = bsoncore.AppendInt32Element(dst, "n", int32(n))
 	return appendWriteErrors(dst, errs), nil
+}
+
+// deleteLimit reads a delete statement's required limit as mongod does: a
+// number that is 0 (every match) or 1 (the first); one reports 1.
+func deleteLimit(stmt bsoncore.Document) (one bool, err error) {
+	lv, err := stmt.LookupErr("limit")
+	if err != nil {
+		return false, mongoerr.New(mongoerr.CodeMissingField, "BSON field 'delete.deletes.limit' is missing but a required field")
+	}
+	f, ok := lv.AsFloat64OK()
+	if !ok {
+		return false, mongoerr.New(mongoerr.CodeTypeMismatch, "BSON field 'delete.deletes.limit' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(lv.Type))
+	}
+	if f != 0 && f != 1 {
+		return false, mongoerr.New(mongoerr.CodeFailedToParse, "The limit field in delete objects must be 0 or 1. Got %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return f == 1, nil
 }
 
 // deleteMatching deletes the first match of q (in srt order) or every
@@ -460,7 +485,7 @@ func (c *clientConn) deleteMatching(db, name string, q bson.Raw, srt *query.Sort
 		var deleted bson.Raw
 		err := c.writeTxn(sync, func() error {
 			deleted = nil
-			ex := c.newExecutor(coll, m, srt, 0, 1)
+			ex := c.newExecutor(coll, m, srt, 0, 1, nil)
 			defer ex.detach()
 			_, doc, err := ex.next(c.sess)
 			if err == wt.ErrNotFound {
@@ -514,7 +539,11 @@ func cmdFindAndModify(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	remove, returnNew, upsert, sync := boolArg(req, "remove"), boolArg(req, "new"), boolArg(req, "upsert"), journaled(req)
+	wc, err := writeConcernArg(req)
+	if err != nil {
+		return nil, err
+	}
+	remove, returnNew, upsert, sync := boolArg(req, "remove"), boolArg(req, "new"), boolArg(req, "upsert"), wc.sync()
 	u, err := docArg(req, "update")
 	if err != nil {
 		return nil, err

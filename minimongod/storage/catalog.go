@@ -25,7 +25,13 @@ type indexEntry struct {
 	Multikey bool `bson:"multikey"`
 }
 
+// saveCatalog writes c's catalog entry in one durable transaction.
 func (e *Engine) saveCatalog(c *Collection) error {
+	return e.catalogTxn(func(cat, _ *wt.Cursor) error { return putCatalog(cat, c) })
+}
+
+// putCatalog writes c's catalog entry through cat.
+func putCatalog(cat *wt.Cursor, c *Collection) error {
 	ent := catalogEntry{NS: c.NS(), Ident: c.Ident, Options: c.Options}
 	for _, ix := range c.indexes {
 		ent.Indexes = append(ent.Indexes, indexEntry{Ident: ix.Ident, Spec: ix.Spec, Multikey: ix.Multikey()})
@@ -34,25 +40,47 @@ func (e *Engine) saveCatalog(c *Collection) error {
 	if err != nil {
 		return fmt.Errorf("encode catalog entry: %w", err)
 	}
-	cur, err := e.meta.Cursor(catalogURI, true)
-	if err != nil {
-		return err
-	}
-	if err := cur.Insert([]byte(c.NS()), doc); err != nil {
+	if err := cat.Insert([]byte(c.NS()), doc); err != nil {
 		return fmt.Errorf("write catalog: %w", err)
 	}
-	return e.meta.LogFlush(true)
+	return nil
 }
 
-func (e *Engine) deleteCatalog(c *Collection) error {
-	cur, err := e.meta.Cursor(catalogURI, true)
-	if err != nil {
+// removeCatalog removes the catalog entries and size records of colls
+// through cat and sizes.
+func removeCatalog(cat, sizes *wt.Cursor, colls ...*Collection) error {
+	for _, c := range colls {
+		if err := cat.Remove([]byte(c.NS())); err != nil && err != wt.ErrNotFound {
+			return fmt.Errorf("write catalog: %w", err)
+		}
+		if err := sizes.Remove([]byte(c.Ident)); err != nil && err != wt.ErrNotFound {
+			return fmt.Errorf("write size store: %w", err)
+		}
+	}
+	return nil
+}
+
+// catalogTxn runs f over the catalog and size store in one WiredTiger
+// transaction, committed with the journal synced: a catalog change is
+// all there or not there after a crash. Callers hold ddl exclusively.
+func (e *Engine) catalogTxn(f func(cat, sizes *wt.Cursor) error) error {
+	sizeMu.Lock()
+	defer sizeMu.Unlock()
+	if err := e.meta.Begin(); err != nil {
 		return err
 	}
-	if err := cur.Remove([]byte(c.NS())); err != nil && err != wt.ErrNotFound {
-		return fmt.Errorf("write catalog: %w", err)
+	cat, err := e.meta.Cursor(catalogURI, true)
+	if err == nil {
+		var sizes *wt.Cursor
+		if sizes, err = e.meta.Cursor(sizeStoreURI, true); err == nil {
+			err = f(cat, sizes)
+		}
 	}
-	return e.meta.LogFlush(true)
+	if err != nil {
+		e.meta.Rollback()
+		return err
+	}
+	return e.meta.Commit(true)
 }
 
 func (e *Engine) loadCatalog(recount bool) error {
@@ -136,14 +164,6 @@ func (e *Engine) SaveSizes() error {
 		}
 	}
 	return nil
-}
-
-func (e *Engine) deleteSize(ident string) {
-	sizeMu.Lock()
-	defer sizeMu.Unlock()
-	if cur, err := e.meta.Cursor(sizeStoreURI, true); err == nil {
-		cur.Remove([]byte(ident))
-	}
 }
 
 func (e *Engine) loadSizes(recount bool) error {

@@ -73,6 +73,9 @@ func (c *Collection) Get(s *Session, pk []byte) ([]byte, error) {
 // the session's transaction; a duplicate _id or unique key is a
 // *DuplicateKeyError.
 func (c *Collection) Insert(s *Session, doc bson.Raw) error {
+	if err := checkSize(doc); err != nil {
+		return err
+	}
 	pk, id, ok := IDKey(s.kbuf[:0], doc)
 	if !ok {
 		return mongoerr.New(mongoerr.CodeInternalError, "document to insert has no _id")
@@ -100,6 +103,9 @@ func (c *Collection) Insert(s *Session, doc bson.Raw) error {
 // Replace swaps the document under pk from old to new (same _id), updating
 // only the index entries whose keys changed.
 func (c *Collection) Replace(s *Session, pk []byte, old, new bson.Raw) error {
+	if err := checkSize(new); err != nil {
+		return err
+	}
 	pk = append([]byte(nil), pk...)
 	cur, err := s.ws.Cursor(c.URI(), true)
 	if err != nil {
@@ -135,6 +141,16 @@ func (c *Collection) Delete(s *Session, pk []byte, old bson.Raw) error {
 		}
 	}
 	s.addDelta(c, -1, -int64(len(old)))
+	return nil
+}
+
+// checkSize is the last guard against storing a document no client could
+// read back: the command layer refuses those first, with the code of
+// each write path.
+func checkSize(doc bson.Raw) error {
+	if len(doc) > mongoerr.MaxBSONObjectSize {
+		return mongoerr.New(mongoerr.CodeBSONObjectTooLarge, "BSONObj size: %d (0x%X) is invalid. Size must be between 0 and %d(16MB)", len(doc), len(doc), mongoerr.MaxBSONObjectSize)
+	}
 	return nil
 }
 

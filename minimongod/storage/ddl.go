@@ -13,18 +13,79 @@ import (
 // describes (not yet created).
 func ParseIndexSpec(spec bson.Raw) (*Index, error) { return parseIndexSpec(spec) }
 
+// MaxIndexes is how many indexes, _id included, a collection may have.
+const MaxIndexes = 64
+
 // CreateIndex builds ix on c from the existing documents and records it in
 // the catalog. An index with the same name and key is a no-op (false).
 func (e *Engine) CreateIndex(c *Collection, ix *Index) (bool, error) {
+	n, err := e.CreateIndexes(c, []*Index{ix})
+	return n == 1, err
+}
+
+// CreateIndexes builds the indexes of ixs that c does not have yet and
+// records them in the catalog in one transaction: after a crash either all
+// of them exist or none (their tables are then orphans, dropped at the
+// next start). Indexes that exist with the same name and key are skipped;
+// it returns how many were created.
+func (e *Engine) CreateIndexes(c *Collection, ixs []*Index) (int, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	if ix.Name == "_id_" {
-		return false, nil
+	var fresh []*Index
+	for _, ix := range ixs {
+		skip, err := checkNewIndex(append(c.indexes[:len(c.indexes):len(c.indexes)], fresh...), ix)
+		if err != nil {
+			return 0, err
+		}
+		if !skip {
+			fresh = append(fresh, ix)
+		}
 	}
-	for _, old := range c.indexes {
+	if len(fresh) == 0 {
+		return 0, nil
+	}
+	if over := len(c.indexes) + 1 + len(fresh) - MaxIndexes; over > 0 {
+		ix := fresh[len(fresh)-over]
+		return 0, mongoerr.New(mongoerr.CodeCannotCreateIndex, "add index fails, too many indexes for %s key:%s", c.NS(), ShellString(ix.KeyPattern()))
+	}
+	built := 0
+	undo := func() {
+		for _, ix := range fresh[:built] {
+			e.dropTable(ix.URI())
+		}
+	}
+	for _, ix := range fresh {
+		ix.Ident = e.newIdent("index")
+		if err := e.meta.Create(ix.URI(), rawFormat+e.cfg.IndexConfig); err != nil {
+			undo()
+			return 0, err
+		}
+		built++
+		if err := e.buildIndex(c, ix); err != nil {
+			undo()
+			return 0, err
+		}
+	}
+	old := c.indexes
+	c.indexes = append(c.indexes[:len(old):len(old)], fresh...)
+	if err := e.saveCatalog(c); err != nil {
+		c.indexes = old
+		undo()
+		return 0, err
+	}
+	return len(fresh), nil
+}
+
+// checkNewIndex compares ix with the indexes have: skip when the same
+// index exists, an error when it conflicts with one.
+func checkNewIndex(have []*Index, ix *Index) (skip bool, err error) {
+	if ix.Name == "_id_" {
+		return true, nil
+	}
+	for _, old := range have {
 		if old.Name == ix.Name {
 			if string(old.KeyPattern()) == string(ix.KeyPattern()) && old.Unique == ix.Unique {
-				return false, nil
+				return true, nil
 			}
 			return false, mongoerr.New(mongoerr.CodeIndexKeySpecsConflict, "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation. Requested index: %s, existing index: %s", ShellString(ix.Spec), ShellString(old.Spec))
 		}
@@ -32,21 +93,7 @@ func (e *Engine) CreateIndex(c *Collection, ix *Index) (bool, error) {
 			return false, mongoerr.New(mongoerr.CodeIndexOptionsConflict, "Index with name: %s already exists with a different name", old.Name)
 		}
 	}
-	ix.Ident = e.newIdent("index")
-	if err := e.meta.Create(ix.URI(), rawFormat+e.cfg.IndexConfig); err != nil {
-		return false, err
-	}
-	if err := e.buildIndex(c, ix); err != nil {
-		e.dropTable(ix.URI())
-		return false, err
-	}
-	c.indexes = append(c.indexes, ix)
-	if err := e.saveCatalog(c); err != nil {
-		c.indexes = c.indexes[:len(c.indexes)-1]
-		e.dropTable(ix.URI())
-		return false, err
-	}
-	return true, nil
+	return false, nil
 }
 
 // buildIndex fills ix from c's documents in batches of transactions.

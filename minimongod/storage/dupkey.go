@@ -99,6 +99,13 @@ func writeDoc(sb *strings.Builder, d bsoncore.Document) {
 	sb.WriteString(" }")
 }
 
+// ValueString renders one value as ShellString does inside a document.
+func ValueString(v bsoncore.Value) string {
+	var sb strings.Builder
+	writeValue(&sb, v)
+	return sb.String()
+}
+
 func writeValue(sb *strings.Builder, v bsoncore.Value) {
 	switch v.Type {
 	case bsoncore.TypeString:

@@ -68,6 +68,9 @@ func Open(conn *wt.Conn, cfg Config, recount bool) (*Engine, error) {
 	if err := e.loadCatalog(recount); err != nil {
 		return nil, fmt.Errorf("load catalog: %w", err)
 	}
+	if err := e.dropOrphans(); err != nil {
+		return nil, fmt.Errorf("drop orphaned tables: %w", err)
+	}
 	return e, nil
 }
 
@@ -129,12 +132,18 @@ func (e *Engine) closeCursorsEverywhere(uri string) {
 	e.meta.CloseCursors(uri)
 }
 
-// dropTable drops uri, retrying while a checkpoint holds it.
+// dropTable drops uri.
 func (e *Engine) dropTable(uri string) error {
+	return e.whenIdle(uri, func() error { return e.meta.Drop(uri, "force=true") })
+}
+
+// whenIdle runs op on uri once no session has a cursor on it, retrying
+// while a checkpoint holds it (EBUSY). Callers hold ddl exclusively.
+func (e *Engine) whenIdle(uri string, op func() error) error {
 	e.closeCursorsEverywhere(uri)
 	var err error
 	for i := 0; i < 200; i++ {
-		if err = e.meta.Drop(uri, "force=true"); err == nil || !wt.IsBusy(err) {
+		if err = op(); err == nil || !wt.IsBusy(err) {
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -234,35 +243,43 @@ func (e *Engine) dropLocked(db, name string) (bool, error) {
 	if c == nil {
 		return false, nil
 	}
-	if err := e.deleteCatalog(c); err != nil {
-		return false, err
-	}
-	e.mu.Lock()
-	delete(e.coll, c.NS())
-	e.mu.Unlock()
-	var first error
-	for _, ix := range c.indexes {
-		if err := e.dropTable(ix.URI()); err != nil && first == nil {
-			first = err
-		}
-	}
-	if err := e.dropTable(c.URI()); err != nil && first == nil {
-		first = err
-	}
-	e.deleteSize(c.Ident)
-	return true, first
+	return true, e.dropCollections(c)
 }
 
-// DropDatabase drops every collection of db.
+// DropDatabase drops every collection of db, all or none across a crash.
 func (e *Engine) DropDatabase(db string) error {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
-	for _, c := range e.Collections(db) {
-		if _, err := e.dropLocked(c.DB, c.Name); err != nil {
-			return err
+	return e.dropCollections(e.Collections(db)...)
+}
+
+// dropCollections removes colls from the catalog in one transaction and
+// then drops their tables; tables a crash leaves behind are dropped at
+// the next start (dropOrphans).
+func (e *Engine) dropCollections(colls ...*Collection) error {
+	if len(colls) == 0 {
+		return nil
+	}
+	if err := e.catalogTxn(func(cat, sizes *wt.Cursor) error { return removeCatalog(cat, sizes, colls...) }); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	for _, c := range colls {
+		delete(e.coll, c.NS())
+	}
+	e.mu.Unlock()
+	var first error
+	for _, c := range colls {
+		for _, ix := range c.indexes {
+			if err := e.dropTable(ix.URI()); err != nil && first == nil {
+				first = err
+			}
+		}
+		if err := e.dropTable(c.URI()); err != nil && first == nil {
+			first = err
 		}
 	}
-	return nil
+	return first
 }
 
 // Close saves collection sizes. The caller closes the connection.
@@ -277,4 +294,46 @@ func (e *Engine) Close() error {
 	}
 	e.meta.Close()
 	return err
+}
+
+// RenameCollection renames c to newName in the same database, replacing
+// an existing target when dropTarget: one catalog transaction, so a
+// crash leaves the old name or the new one, never both or neither.
+func (e *Engine) RenameCollection(c *Collection, newName string, dropTarget bool) error {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	target := e.Collection(c.DB, newName)
+	if target != nil && !dropTarget {
+		return ErrExists
+	}
+	renamed := &Collection{e: e, DB: c.DB, Name: newName, Ident: c.Ident, Options: c.Options, indexes: c.indexes}
+	err := e.catalogTxn(func(cat, sizes *wt.Cursor) error {
+		if err := cat.Remove([]byte(c.NS())); err != nil {
+			return err
+		}
+		if target != nil {
+			if err := removeCatalog(cat, sizes, target); err != nil {
+				return err
+			}
+		}
+		return putCatalog(cat, renamed)
+	})
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	delete(e.coll, c.NS())
+	c.Name = newName
+	if target != nil {
+		delete(e.coll, target.NS())
+	}
+	e.coll[c.NS()] = c
+	e.mu.Unlock()
+	if target == nil {
+		return nil
+	}
+	for _, ix := range target.indexes {
+		e.dropTable(ix.URI())
+	}
+	return e.dropTable(target.URI())
 }

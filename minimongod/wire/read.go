@@ -33,7 +33,7 @@ func readFrame(r io.Reader, buf []byte, maxSize int) (frame, newBuf []byte, err 
 	if maxSize <= 0 {
 		maxSize = DefaultMaxMessageSize
 	}
-	buf = grow(buf, HeaderSize)
+	buf = grow(buf, 0, HeaderSize, HeaderSize)
 	if _, err := io.ReadFull(r, buf[:4]); err != nil {
 		return nil, buf, fmt.Errorf("read message length: %w", err)
 	}
@@ -44,21 +44,31 @@ func readFrame(r io.Reader, buf []byte, maxSize int) (frame, newBuf []byte, err 
 	if n > int64(maxSize) {
 		return nil, buf, &TooLargeError{Length: n, Max: maxSize}
 	}
-	buf = grow(buf, int(n))
-	if _, err := io.ReadFull(r, buf[4:n]); err != nil {
-		return nil, buf, fmt.Errorf("read message body: %w", unexpected(err))
+	// The body is read in chunks into a buffer that grows as bytes
+	// arrive, so that a declared length costs no memory until the client
+	// actually sends that much.
+	for have := 4; have < int(n); {
+		chunk := min(int(n)-have, readChunk)
+		buf = grow(buf, have, have+chunk, int(n))
+		if _, err := io.ReadFull(r, buf[have:have+chunk]); err != nil {
+			return nil, buf, fmt.Errorf("read message body: %w", unexpected(err))
+		}
+		have += chunk
 	}
 	return buf[:n], buf, nil
 }
 
-// grow returns buf with capacity for at least n bytes, keeping its first
-// four bytes (the length prefix already read).
-func grow(buf []byte, n int) []byte {
-	if cap(buf) >= n {
+// readChunk is the most a message read asks for at once.
+const readChunk = 1 << 20
+
+// grow returns buf with capacity for at least need bytes (doubling, up to
+// limit), keeping its first keep bytes.
+func grow(buf []byte, keep, need, limit int) []byte {
+	if cap(buf) >= need {
 		return buf[:cap(buf)]
 	}
-	nb := make([]byte, n)
-	copy(nb, buf[:min(len(buf), 4)])
+	nb := make([]byte, min(max(need, 2*cap(buf)), max(limit, need)))
+	copy(nb, buf[:min(len(buf), keep)])
 	return nb
 }
 

@@ -81,3 +81,18 @@ func TestReadMessageTooLargeError(t *testing.T) {
 		t.Fatalf("ReadMessage error = %v, want *TooLargeError{1000, 999}", err)
 	}
 }
+
+// A declared length costs memory only as the bytes arrive: a client that
+// announces 48 MB and sends 100 bytes makes the buffer grow to a chunk at
+// most.
+func TestReadMessageAllocatesAsBytesArrive(t *testing.T) {
+	msg := make([]byte, 4+100)
+	le.PutUint32(msg, DefaultMaxMessageSize)
+	_, buf, err := ReadMessage(bytes.NewReader(msg), nil, 0)
+	if err == nil {
+		t.Fatal("a truncated message decoded")
+	}
+	if cap(buf) > 2*readChunk {
+		t.Errorf("buffer of %d bytes for 100 bytes received", cap(buf))
+	}
+}

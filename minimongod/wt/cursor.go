@@ -72,6 +72,16 @@ func (c *Cursor) Key() ([]byte, error) {
 	return unsafe.Slice((*byte)(k), int(kl)), nil
 }
 
+// StringKey returns the key at the cursor's position of a cursor whose
+// key format is a string (key_format=S, as "metadata:").
+func (c *Cursor) StringKey() (string, error) {
+	var k *C.char
+	if err := check("WT_CURSOR.get_key", C.wtd_cursor_get_str_key(c.c, &k)); err != nil {
+		return "", err
+	}
+	return C.GoString(k), nil
+}
+
 // KeyValue returns the key and value at the cursor's position.
 func (c *Cursor) KeyValue() (key, value []byte, err error) {
 	var k, v unsafe.Pointer

@@ -46,6 +46,16 @@ func (s *Session) Drop(uri, config string) error {
 	return checkMsg("WT_SESSION.drop "+uri, C.wtd_session_drop(s.s, u, cfg, b, n), s.errbuf[:])
 }
 
+// Verify checks an object's on-disk structure (WT_SESSION::verify). It
+// fails with EBUSY while any cursor is open on it.
+func (s *Session) Verify(uri string) error {
+	s.CloseCursors(uri)
+	u := cstr(uri)
+	defer free(u)
+	b, n := s.eb()
+	return checkMsg("WT_SESSION.verify "+uri, C.wtd_session_verify(s.s, u, b, n), s.errbuf[:])
+}
+
 // Begin starts a transaction.
 func (s *Session) Begin() error {
 	if err := check("WT_SESSION.begin_transaction", C.wtd_session_begin(s.s, nil)); err != nil {

@@ -62,6 +62,12 @@ int wtd_session_drop(WT_SESSION *s, const char *uri, const char *config, char *e
 int wtd_session_begin(WT_SESSION *s, const char *config) { return s->begin_transaction(s, config); }
 int wtd_session_commit(WT_SESSION *s, const char *config) { return s->commit_transaction(s, config); }
 int wtd_session_rollback(WT_SESSION *s, const char *config) { return s->rollback_transaction(s, config); }
+int wtd_session_verify(WT_SESSION *s, const char *uri, char *errbuf, size_t errlen) {
+	last_error[0] = 0;
+	int r = s->verify(s, uri, NULL);
+	if (r != 0) take_error(errbuf, errlen);
+	return r;
+}
 int wtd_session_checkpoint(WT_SESSION *s, const char *config) { return s->checkpoint(s, config); }
 int wtd_session_log_flush(WT_SESSION *s, const char *config) { return s->log_flush(s, config); }
 int wtd_session_reset(WT_SESSION *s) { return s->reset(s); }
@@ -127,6 +133,8 @@ int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen) {
 
 int wtd_cursor_next(WT_CURSOR *c) { return c->next(c); }
 int wtd_cursor_prev(WT_CURSOR *c) { return c->prev(c); }
+
+int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k) { return c->get_key(c, k); }
 
 int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen) {
 	WT_ITEM key, val;

@@ -18,6 +18,7 @@ int wtd_session_drop(WT_SESSION *s, const char *uri, const char *config, char *e
 int wtd_session_begin(WT_SESSION *s, const char *config);
 int wtd_session_commit(WT_SESSION *s, const char *config);
 int wtd_session_rollback(WT_SESSION *s, const char *config);
+int wtd_session_verify(WT_SESSION *s, const char *uri, char *errbuf, size_t errlen);
 int wtd_session_checkpoint(WT_SESSION *s, const char *config);
 int wtd_session_log_flush(WT_SESSION *s, const char *config);
 int wtd_session_reset(WT_SESSION *s);
@@ -32,6 +33,7 @@ int wtd_cursor_update(WT_CURSOR *c, const void *k, size_t klen, const void *v, s
 int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen);
 int wtd_cursor_next(WT_CURSOR *c);
 int wtd_cursor_prev(WT_CURSOR *c);
+int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k);
 int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen);
 
 /* wtd_stats_dump walks a statistics cursor and packs every entry as

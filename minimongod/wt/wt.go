@@ -20,7 +20,10 @@ const (
 	codeRollback     = -31800
 	codeDuplicateKey = -31801
 	codeNotFound     = -31803
-	codeBusy         = 16 // EBUSY
+	// CodePanic is WT_PANIC: the library cannot go on and the process
+	// must exit.
+	CodePanic = -31804
+	codeBusy  = 16 // EBUSY
 )
 
 // Error is a failed WiredTiger call: the operation, its return code and, when
@@ -78,6 +81,10 @@ func checkMsg(op string, r C.int, buf []byte) error {
 	msg := C.GoString((*C.char)(unsafe.Pointer(&buf[0])))
 	return &Error{Op: op, Code: int(r), Message: msg}
 }
+
+// ErrorText returns WiredTiger's text for a return code or errno
+// ("No space left on device" for ENOSPC).
+func ErrorText(code int) string { return C.GoString(C.wtd_strerror(C.int(code))) }
 
 // cstr returns a C copy of s; the caller frees it.
 func cstr(s string) *C.char { return C.CString(s) }
