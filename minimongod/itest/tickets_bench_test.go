@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// BenchmarkSlowReadsTickets reproduces the table of SEEDS.md 001: 16 slow
+// BenchmarkSlowReadsTickets reproduces the published ticket table: 16 slow
 // reads at once with 5 and with 128 read tickets. One iteration is one
 // round of 16 reads; metrics are means over the rounds (out_max and
 // queue_max are maxima):

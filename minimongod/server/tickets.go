@@ -206,7 +206,7 @@ func (t ticketSnapshot) appendCounts(d []byte) []byte {
 
 // appendNormalPriority appends the queue counters of mongod's
 // queues.execution.<kind>.normalPriority. out, available and totalTickets
-// are repeated there, where SEEDS.md 001 reads them.
+// are repeated there, where the ticket-queue experiment reads them.
 func (t ticketSnapshot) appendNormalPriority(d []byte) []byte {
 	st := t.stats
 	d = t.appendCounts(d)
