@@ -5,19 +5,31 @@ WTD     := $(BIN)/wtd
 MINIMONGOD := $(BIN)/minimongod
 SWEEP_PARAMS ?=
 
-.PHONY: all build demo test test-long vet fmt deps clean
+.PHONY: all build demo test test-long vet fmt deps test-deps install clean
 
 all: build
 
 # deps installs libwiredtiger-dev (minimongod's engine) when it is missing:
 # itself when running as root, else it says which command to run.
+# test-deps adds what the tests use besides: python3-pymongo (a second real
+# client of minimongod).
+DEPS      := libwiredtiger-dev
+TEST_DEPS := python3-pymongo
+
 deps:
-	@if ! [ -e /usr/include/wiredtiger.h ]; then \
+	@$(MAKE) --no-print-directory install PKGS="$(DEPS)"
+
+test-deps:
+	@$(MAKE) --no-print-directory install PKGS="$(DEPS) $(TEST_DEPS)"
+
+install:
+	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing libwiredtiger-dev"; \
-	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libwiredtiger-dev; \
+	    echo "installing$$missing"; \
+	    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	  else \
-	    echo "minimongod needs WiredTiger: run  sudo apt-get install -y libwiredtiger-dev  and then make again" >&2; exit 1; \
+	    echo "missing Debian packages:$$missing: run  sudo apt-get install -y$$missing  and then make again" >&2; exit 1; \
 	  fi; \
 	fi
 
@@ -30,7 +42,7 @@ build: deps
 demo: build
 	$(WTD) run --mongod $(MINIMONGOD) playbooks/cache_sweep.lua $(SWEEP_PARAMS)
 
-test: deps
+test: test-deps
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/wtd
