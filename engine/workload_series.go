@@ -22,6 +22,8 @@ type seriesCollector struct {
 	next    int // the first second not yet final
 	last    int // the last second with an operation, -1 before any
 	points  []SecondPoint
+	// sofar merges every operation of the final seconds, for status lines.
+	sofar *hdrhistogram.Histogram
 }
 
 // secondTotals is one second summed over the threads that have handed it
@@ -32,7 +34,8 @@ type secondTotals struct {
 }
 
 func newSeriesCollector(threads int, used [numOps]bool) *seriesCollector {
-	return &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1}
+	return &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1,
+		sofar: newSecondHistogram()}
 }
 
 // flush hands over t's current second, resets t's per-second fields and
@@ -93,6 +96,7 @@ func (c *seriesCollector) finalise(end int) {
 			p.Counts[name] = st.counts[op]
 			if st.counts[op] > 0 {
 				p.P99Micros[name] = float64(st.hists[op].ValueAtQuantile(99))
+				c.sofar.Merge(st.hists[op])
 			}
 			if st.errs[op] > 0 {
 				if p.Errors == nil {
@@ -121,4 +125,15 @@ func slicesMin(xs []int) int {
 		m = min(m, x)
 	}
 	return m
+}
+
+// p99SoFar returns the p99 latency of the operations of the seconds final
+// so far, in microseconds (0 before any).
+func (c *seriesCollector) p99SoFar() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sofar.TotalCount() == 0 {
+		return 0
+	}
+	return float64(c.sofar.ValueAtQuantile(99))
 }
