@@ -99,3 +99,15 @@ func (w *workloadRun) warmupResult(threads []*workloadThread, warmEnd, elapsed t
 	}
 	return r
 }
+
+// workloadWarmup returns the warm-up of a step's workload result, nil when
+// the result is no workload's or it had none.
+func workloadWarmup(result any) *WarmupResult {
+	switch r := result.(type) {
+	case WorkloadResult:
+		return r.Warmup
+	case *WorkloadResult:
+		return r.Warmup
+	}
+	return nil
+}
