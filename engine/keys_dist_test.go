@@ -172,4 +172,3 @@ func TestLatestFollowsInserts(t *testing.T) {
 	}
 	check(n+4999, n+5000)
 }
-

@@ -14,8 +14,9 @@ import (
 const MaxRate = 10_000_000
 
 // lateAfter is how far past its scheduled start an operation must begin to
-// count as late: well above the timer's slack on a busy machine.
-const lateAfter = time.Millisecond
+// count as late: twice the granularity of Go's timers (1 ms when the
+// process is otherwise idle).
+const lateAfter = 2 * time.Millisecond
 
 // behindTolerance is how far below the target rate a run may end and still
 // count as keeping it.
@@ -72,7 +73,7 @@ func (s *rateSchedule) stepOf(i int64) int {
 // at returns when operation i is due, from the start.
 func (s *rateSchedule) at(i int64) time.Duration {
 	j := s.stepOf(i)
-	return time.Duration(j)*s.step + time.Duration(float64(i-s.first[j])/s.rates[j]*1e9)
+	return time.Duration(j)*s.step + time.Duration(math.Round(float64(i-s.first[j])/s.rates[j]*1e9))
 }
 
 // count returns how many operations are due before off.
@@ -84,12 +85,23 @@ func (s *rateSchedule) count(off time.Duration) int64 {
 	if s.step > 0 {
 		j = min(j, int(off/s.step))
 	}
-	in := float64(off-time.Duration(j)*s.step) / 1e9 * s.rates[j]
-	n := s.first[j] + int64(math.Ceil(in-1e-9))
-	if j+1 < len(s.first) {
-		n = min(n, s.first[j+1])
+	n := s.first[j] + int64(float64(off-time.Duration(j)*s.step)/1e9*s.rates[j])
+	// The estimate is off by rounding at most; at is monotonic.
+	for n > 0 && s.at(n-1) >= off {
+		n--
+	}
+	for s.at(n) < off {
+		n++
 	}
 	return n
+}
+
+// drainGrace is how long after the end of a run bounded by a duration an
+// operation due before the end may still start: a short stall of the
+// client near the end does not drop operations, and a run that is behind
+// does not run on for its whole backlog.
+func (w *workloadRun) drainGrace() time.Duration {
+	return min(max(w.spec.Duration/10, 10*time.Millisecond), time.Second)
 }
 
 // checkRate checks the open-loop fields, gives a schedule without other
@@ -184,7 +196,8 @@ func (t *workloadThread) recordScheduled(op opKind, corrected, service, lateness
 
 // rateResult says how the run kept its schedule between the end of the
 // warm-up (from, after the start) and the end of the run (end), given
-// the measured operations that finished.
+// the measured operations that finished: the rates are over the scheduled
+// window (a duration), or the time the operations took (a number of them).
 func (w *workloadRun) rateResult(threads []*workloadThread, from, end time.Duration, finished int64) (*RateResult, bool) {
 	lateness := newLatencyHistogram()
 	r := &RateResult{LateAfterMicros: float64(lateAfter.Microseconds())}
@@ -198,16 +211,18 @@ func (w *workloadRun) rateResult(threads []*workloadThread, from, end time.Durat
 		r.LateP99Micros = float64(lateness.ValueAtQuantile(99))
 		r.LateMaxMicros = float64(lateness.Max())
 	}
-	dueEnd := end
+	// The window is the scheduled one, or the time it took when that was
+	// shorter (a run stopped early) or unbounded (a number of operations).
+	window := end - from
 	if w.spec.Duration > 0 {
-		dueEnd = min(end, from+w.spec.Duration) // nothing due after it was to start
+		window = min(window, w.spec.Duration)
 	}
-	due := w.sched.count(dueEnd) - w.sched.count(from)
+	due := w.sched.count(from+window) - w.sched.count(from)
 	if w.totalOps > 0 {
 		due = min(due, w.totalOps-w.sched.count(from))
 	}
 	r.Missed = max(0, due-finished)
-	if el := (end - from).Seconds(); el > 0 {
+	if el := window.Seconds(); el > 0 {
 		r.TargetOpsPerSec = float64(due) / el
 		r.AchievedOpsPerSec = float64(finished) / el
 	}

@@ -284,7 +284,9 @@ func TestWorkloadSpecDefaults(t *testing.T) {
 		{"read only needs no doc bytes", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1}, KeySpace: 7},
 			func(w *workloadRun) bool { return w.spec.WorkingSetKeys == 7 && w.below[opRead] > 1 }},
 		{"weights are normalised", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 2, Update: 1, Insert: 1}, KeySpace: 7, DocBytes: 32},
-			func(w *workloadRun) bool { return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.75 && w.below[opInsert] > 1 }},
+			func(w *workloadRun) bool {
+				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.75 && w.below[opInsert] > 1
+			}},
 		{"unused ops in between are never drawn", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, RMW: 1}, KeySpace: 7, DocBytes: 32},
 			func(w *workloadRun) bool {
 				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.5 && w.below[opScan] == 0.5 && w.below[opRMW] > 1

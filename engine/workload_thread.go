@@ -96,8 +96,8 @@ func (w *workloadRun) newOpBuffers(t *workloadThread) *opBuffers {
 // work runs operations until the run's operations are all claimed, its
 // duration has passed or ctx is done, then hands its last second to the
 // series collector. In an open loop each operation first waits for its
-// scheduled start, and one that could not start before the end is not
-// run.
+// scheduled start; one due before the end that could not start within
+// drainGrace after it is not run.
 func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 	defer func() { w.series.flush(t, math.MaxInt) }()
 	buf := w.newOpBuffers(t)
@@ -111,18 +111,19 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		t.openLoop()
 	}
 	t.measuring = !w.hasWarmup()
-	var claimed int64
-	var due time.Time
+	var claims int64
+	var due, claimed time.Time
 	last := w.start // when the previous operation ended
 	for {
 		if w.sched != nil {
+			claimed = last // the thread takes the next operation as soon as it is free
 			i := w.sched.next.Add(1) - 1
 			if w.totalOps > 0 && i >= w.totalOps {
 				return
 			}
 			at := w.sched.at(i)
 			t.measuring = w.scheduledMeasured(i, at)
-			if w.pastEnd(at) || !t.waitUntil(w.start.Add(at), stop) || w.pastEnd(time.Since(w.start)) {
+			if w.pastEnd(at) || !t.waitUntil(w.start.Add(at), stop) || w.pastEnd(time.Since(w.start)-w.drainGrace()) {
 				return
 			}
 			due = w.start.Add(at)
@@ -131,12 +132,12 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 				t.measuring = w.startsMeasured(last.Sub(w.start))
 			}
 			if w.totalOps > 0 && t.measuring {
-				if claimed == 0 {
-					if claimed = w.claimOps(); claimed == 0 {
+				if claims == 0 {
+					if claims = w.claimOps(); claims == 0 {
 						return
 					}
 				}
-				claimed--
+				claims--
 			}
 		}
 		select {
@@ -163,12 +164,20 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		}
 		if w.sched == nil {
 			t.record(op, ended.Sub(began), err)
-		} else {
-			t.recordScheduled(op, ended.Sub(due), ended.Sub(began), began.Sub(due), err)
+			if w.pastEnd(elapsed) {
+				return
+			}
+			continue
 		}
-		if w.pastEnd(elapsed) {
-			return
+		// Coordinated omission: an operation that could not be sent when due
+		// because the thread was still waiting for the server counts from
+		// when it was due; one the thread waited for counts from its send
+		// (how late the thread woke is the lateness, reported apart).
+		from := began
+		if !claimed.Before(due) {
+			from = due
 		}
+		t.recordScheduled(op, ended.Sub(from), ended.Sub(began), began.Sub(due), err)
 	}
 }
 
