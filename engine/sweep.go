@@ -89,6 +89,10 @@ func perDoubling(a, b SweepPoint) float64 {
 
 func ms(micros float64) string { return fmt.Sprintf("%.3f ms", micros/1000) }
 
+// DefaultServer returns the server a step describes when it names none:
+// the only one running, else nil.
+func (r *Run) DefaultServer() *Server { return r.defaultServer() }
+
 // SweepOptions say how SweepThreads runs.
 type SweepOptions struct {
 	Threads []int
