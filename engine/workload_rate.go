@@ -152,15 +152,16 @@ func (t *workloadThread) openLoop() {
 }
 
 // waitUntil waits until at, or until stop is closed (then it returns
-// false). An operation already due does not wait.
-func (t *workloadThread) waitUntil(at time.Time, stop <-chan struct{}) bool {
+// false). An operation already due does not wait; late says by how much
+// it is due already (0 when it waited).
+func (t *workloadThread) waitUntil(at time.Time, stop <-chan struct{}) (ok bool, late time.Duration) {
 	d := time.Until(at)
 	if d <= 0 {
 		select {
 		case <-stop:
-			return false
+			return false, -d
 		default:
-			return true
+			return true, -d
 		}
 	}
 	if t.timer == nil {
@@ -170,9 +171,9 @@ func (t *workloadThread) waitUntil(at time.Time, stop <-chan struct{}) bool {
 	}
 	select {
 	case <-t.timer.C:
-		return true
+		return true, 0
 	case <-stop:
-		return false
+		return false, 0
 	}
 }
 

@@ -123,10 +123,14 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 			}
 			at := w.sched.at(i)
 			t.measuring = w.scheduledMeasured(i, at)
-			if w.pastEnd(at) || !t.waitUntil(w.start.Add(at), stop) || w.pastEnd(time.Since(w.start)-w.drainGrace()) {
+			if w.pastEnd(at) {
 				return
 			}
 			due = w.start.Add(at)
+			// One that is already due may start until drainGrace after the end.
+			if ok, late := t.waitUntil(due, stop); !ok || (late > 0 && w.pastEnd(at+late-w.drainGrace())) {
+				return
+			}
 		} else {
 			if !t.measuring {
 				t.measuring = w.startsMeasured(last.Sub(w.start))
