@@ -34,14 +34,20 @@ func within(share, p float64, n int) bool {
 	return math.Abs(share-p) <= 5*math.Sqrt(p*(1-p)/float64(n))
 }
 
-func TestUniformFrequencies(t *testing.T) {
-	const n = 1000
-	p, _ := newKeyPicker(DistUniform, n)
+// drawCounts draws keys from p and counts them by key.
+func drawCounts(p *keyPicker, n int, seed uint64) []int {
 	counts := make([]int, n)
-	r := rand.NewPCG(3, 4)
+	r := rand.NewPCG(seed, seed+1)
 	for range draws {
 		counts[p.pick(r)]++
 	}
+	return counts
+}
+
+func TestUniformFrequencies(t *testing.T) {
+	const n = 1000
+	p, _ := newKeyPicker(DistUniform, n)
+	counts := drawCounts(p, n, 3)
 	if stat, bound := chiSquare(counts); stat > bound {
 		t.Errorf("uniform over %d keys: chi-square %.0f > %.0f", n, stat, bound)
 	}
@@ -50,11 +56,7 @@ func TestUniformFrequencies(t *testing.T) {
 func TestZipfianFrequencies(t *testing.T) {
 	const n = 10000
 	p, _ := newKeyPicker(DistZipfian, n)
-	counts := make([]int, n)
-	r := rand.NewPCG(5, 6)
-	for range draws {
-		counts[p.pick(r)]++
-	}
+	counts := drawCounts(p, n, 5)
 	// Rank r has probability (r+1)^-theta / zeta(n); rank 0 scrambles to
 	// key 0, rank 1 to scramble(1).
 	zn := zeta(n, zipfianTheta)
@@ -99,11 +101,7 @@ func TestHotspotFrequencies(t *testing.T) {
 			fraction, ops = DefaultHotFraction, DefaultHotOps
 		}
 		hot := int(fraction * n)
-		counts := make([]int, n)
-		r := rand.NewPCG(7, 8)
-		for range draws {
-			counts[p.pick(r)]++
-		}
+		counts := drawCounts(p, n, 7)
 		inHot := 0
 		for _, c := range counts[:hot] {
 			inHot += c

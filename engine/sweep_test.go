@@ -59,14 +59,7 @@ func TestKneeRule(t *testing.T) {
 // and the table is what the steps measured.
 func TestSweepThreads(t *testing.T) {
 	ctx := context.Background()
-	r, _, _ := newTestRun(t, 0)
-	s, err := r.StartServer(ctx, ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "sw.c", Docs: 1000, DocBytes: 256}, nil); err != nil {
-		t.Fatal(err)
-	}
+	r, s, _ := startLoadedRun(t, "sw.c", 1000)
 	res, err := r.SweepThreads(ctx, s, WorkloadSpec{NS: "sw.c", Mix: Mix{Read: 3, Insert: 1}, KeySpace: 1000, DocBytes: 256},
 		SweepOptions{Threads: []int{1, 2, 4}, Duration: 400 * time.Millisecond, Labels: map[string]any{"mix": "r3i1"}})
 	if err != nil {

@@ -72,25 +72,10 @@ func reportRatios(b *testing.B, name string, ratios []float64, budget float64) {
 // (process CPU time, so it includes the driver's own goroutines).
 func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 	ctx := context.Background()
-	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
-		b.Fatal(err)
-	}
+	s := benchLoadedServer(b)
 	for _, threads := range []int{1, 4} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			client, err := s.workloadClient(ctx, threads)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer client.Disconnect(ctx)
-			coll := client.Database("bench").Collection("c")
-			if err := benchBareReads(ctx, coll, threads, 2000); err != nil { // warm the cache
-				b.Fatal(err)
-			}
+			coll := benchWarmClient(b, s, threads)
 			var bareCPU, wtdCPU []float64
 			seed := int64(0)
 			runBare := func() float64 {
@@ -121,6 +106,38 @@ func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 			b.ReportMetric(median(wtdCPU), "wtd_cpu_us/op")
 		})
 	}
+}
+
+// benchLoadedServer starts a server of the run and loads benchKeys
+// documents into bench.c.
+func benchLoadedServer(b *testing.B) *Server {
+	ctx := context.Background()
+	r, _, _ := newBenchRun(b)
+	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchWarmClient connects a workload client of threads connections to s
+// (disconnected when b ends), warms the cache with bare reads and returns
+// its bench.c.
+func benchWarmClient(b *testing.B, s *Server, threads int) *mongo.Collection {
+	ctx := context.Background()
+	client, err := s.workloadClient(ctx, threads)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { client.Disconnect(ctx) })
+	coll := client.Database("bench").Collection("c")
+	if err := benchBareReads(ctx, coll, threads, 2000); err != nil {
+		b.Fatal(err)
+	}
+	return coll
 }
 
 // benchCPU returns the CPU time (user and system) this process has used;
@@ -266,24 +283,10 @@ const (
 // (< 2 µs) holds.
 func BenchmarkRateLimitedCPU(b *testing.B) {
 	ctx := context.Background()
-	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
-		b.Fatal(err)
-	}
+	s := benchLoadedServer(b)
 	const threads = 4
-	client, err := s.workloadClient(ctx, threads)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer client.Disconnect(ctx)
-	coll := client.Database("bench").Collection("c")
-	if err := benchBareReads(ctx, coll, threads, 2000); err != nil { // warm the cache
-		b.Fatal(err)
-	}
+	coll := benchWarmClient(b, s, threads)
+	client := coll.Database().Client()
 	cpuPerOp := func(f func()) float64 {
 		cpu := benchCPU()
 		f()

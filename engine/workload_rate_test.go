@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"strings"
@@ -8,6 +9,38 @@ import (
 	"testing"
 	"time"
 )
+
+// startLoadedRun starts a run and a server of it with docs documents of
+// 256 bytes in ns; it returns the run's event log too.
+func startLoadedRun(t *testing.T, ns string, docs int64) (*Run, *Server, *bytes.Buffer) {
+	t.Helper()
+	r, _, log := newTestRun(t, 0)
+	s, err := r.StartServer(context.Background(), ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(context.Background(), LoadSpec{NS: ns, Docs: docs, DocBytes: 256}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return r, s, log
+}
+
+// freeze stops s's process (SIGSTOP) after `after` for `for_`, then lets
+// it go on (SIGCONT); the process goes on at the test's end in any case.
+func freeze(t *testing.T, s *Server, after, for_ time.Duration) {
+	pid := s.PID()
+	timer := time.AfterFunc(after, func() {
+		syscall.Kill(pid, syscall.SIGSTOP)
+		time.Sleep(for_)
+		syscall.Kill(pid, syscall.SIGCONT)
+	})
+	t.Cleanup(func() {
+		if !timer.Stop() {
+			time.Sleep(for_) // let a freeze under way end first
+		}
+		syscall.Kill(pid, syscall.SIGCONT)
+	})
+}
 
 // TestRateScheduleTimes: operation i is due at i/rate within its step, the
 // steps follow each other, and count inverts at.
@@ -132,22 +165,8 @@ func TestRateScheduleSteps(t *testing.T) {
 // what a closed loop measures, hardly do.
 func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 	ctx := context.Background()
-	r, _, _ := newTestRun(t, 0)
-	s, err := r.StartServer(ctx, ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "co.c", Docs: 2000, DocBytes: 256}, nil); err != nil {
-		t.Fatal(err)
-	}
-	pid := s.PID()
-	freeze := time.AfterFunc(4500*time.Millisecond, func() {
-		syscall.Kill(pid, syscall.SIGSTOP)
-		time.Sleep(time.Second)
-		syscall.Kill(pid, syscall.SIGCONT)
-	})
-	defer freeze.Stop()
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	_, s, _ := startLoadedRun(t, "co.c", 2000)
+	freeze(t, s, 4500*time.Millisecond, time.Second)
 	res, err := s.Workload(ctx, WorkloadSpec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
 		KeySpace: 2000, Rate: 500}, nil)
 	if err != nil {
@@ -175,22 +194,8 @@ func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 // in the summary's; the measured part has the duration asked for.
 func TestWarmupExcluded(t *testing.T) {
 	ctx := context.Background()
-	r, _, _ := newTestRun(t, 0)
-	s, err := r.StartServer(ctx, ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "wu.c", Docs: 1000, DocBytes: 256}, nil); err != nil {
-		t.Fatal(err)
-	}
-	pid := s.PID()
-	freeze := time.AfterFunc(200*time.Millisecond, func() {
-		syscall.Kill(pid, syscall.SIGSTOP)
-		time.Sleep(400 * time.Millisecond)
-		syscall.Kill(pid, syscall.SIGCONT)
-	})
-	defer freeze.Stop()
-	defer syscall.Kill(pid, syscall.SIGCONT)
+	r, s, _ := startLoadedRun(t, "wu.c", 1000)
+	freeze(t, s, 200*time.Millisecond, 400*time.Millisecond)
 	spec := WorkloadSpec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 1500 * time.Millisecond, Threads: 2,
 		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 400}
 	res, err := s.Workload(ctx, spec, nil)
@@ -248,14 +253,7 @@ func TestWorkloadStatusAndWatch(t *testing.T) {
 	statusInterval = 400 * time.Millisecond
 	defer func() { statusInterval = old }()
 	ctx := context.Background()
-	r, _, log := newTestRun(t, 0)
-	s, err := r.StartServer(ctx, ServerOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "st.c", Docs: 1000, DocBytes: 256}, nil); err != nil {
-		t.Fatal(err)
-	}
+	_, s, log := startLoadedRun(t, "st.c", 1000)
 	res, err := s.Workload(ctx, WorkloadSpec{NS: "st.c", Duration: 1500 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
 		Watch: []string{"opcounters.query", "connections.current"}}, nil)
 	if err != nil {
