@@ -109,11 +109,11 @@ func TestRateKeepsTarget(t *testing.T) {
 	if r.Missed > 0 {
 		t.Errorf("%d missed", r.Missed)
 	}
-	// Nothing held the threads back: the corrected latencies are the
-	// service times (both from the send), the timer's slack being
-	// lateness only.
+	// Nothing held the threads back for long: the corrected median is the
+	// service time's (both from the send, the timer's slack being lateness
+	// only), within what a busy machine's stalls add to a few operations.
 	s, c := res.Ops[OpRead].Service, res.Ops[OpRead]
-	if s == nil || s.P50Micros <= 0 || s.P50Micros != c.P50Micros {
+	if s == nil || s.P50Micros <= 0 || c.P50Micros < s.P50Micros || c.P50Micros > 1.2*s.P50Micros+50 {
 		t.Errorf("service %+v beside corrected p50 %.0f", s, c.P50Micros)
 	}
 }
