@@ -31,12 +31,15 @@ type SweepResult struct {
 }
 
 // Knee applies the knee rule to points: the knee is the smallest thread
-// count after which, at every further point, throughput grows by less than
-// KneeGrowth per doubling of the threads while p99 latency grows. Growth
-// per doubling between t1 and t2 threads is (ops2/ops1)^(1/log2(t2/t1)) - 1.
-// The points are taken in order of threads; a thread count given twice is
-// an error. ok is false when no thread count qualifies; reason says why,
-// or what the knee is.
+// count k such that every larger count measured has less than KneeGrowth
+// more throughput per doubling of the threads from k, and a higher p99
+// latency than k: past it, more threads bring no more work, only longer
+// waits. Growth per doubling from t1 to t2 threads is
+// (ops2/ops1)^(1/log2(t2/t1)) - 1; measuring it from the knee rather than
+// point to point keeps one noisy point from moving the knee. The points are
+// taken in order of threads; a thread count given twice is an error. ok is
+// false when no thread count qualifies; reason says why, or what the knee
+// is.
 func Knee(points []SweepPoint) (knee int, ok bool, reason string, err error) {
 	ps := slices.Clone(points)
 	slices.SortFunc(ps, func(a, b SweepPoint) int { return a.Threads - b.Threads })
@@ -48,31 +51,33 @@ func Knee(points []SweepPoint) (knee int, ok bool, reason string, err error) {
 	if len(ps) < 2 {
 		return 0, false, "a knee needs at least two thread counts", nil
 	}
-	n := len(ps) - 1 // segments
-	growth := make([]float64, n)
-	for i := range n {
-		growth[i] = perDoubling(ps[i], ps[i+1])
+	last := len(ps) - 1
+	holds := func(k int) bool {
+		for j := k + 1; j <= last; j++ {
+			if perDoubling(ps[k], ps[j]) >= KneeGrowth || ps[j].P99Micros <= ps[k].P99Micros {
+				return false
+			}
+		}
+		return true
 	}
-	holds := func(i int) bool { return growth[i] < KneeGrowth && ps[i+1].P99Micros > ps[i].P99Micros }
-	k := n
-	for k > 0 && holds(k-1) {
-		k--
-	}
-	if k < n {
+	for k := range last {
+		if !holds(k) {
+			continue
+		}
 		var gs []string
-		for i := k; i < n; i++ {
-			gs = append(gs, fmt.Sprintf("%+.0f%%", 100*growth[i]))
+		for j := k + 1; j <= last; j++ {
+			gs = append(gs, fmt.Sprintf("%+.0f%%", 100*perDoubling(ps[k], ps[j])))
 		}
 		return ps[k].Threads, true, fmt.Sprintf("from %d threads on, throughput grows by less than %.0f%% per doubling (%s) while p99 grows from %s to %s",
-			ps[k].Threads, 100*KneeGrowth, strings.Join(gs, ", "), ms(ps[k].P99Micros), ms(ps[n].P99Micros)), nil
+			ps[k].Threads, 100*KneeGrowth, strings.Join(gs, ", "), ms(ps[k].P99Micros), ms(ps[last].P99Micros)), nil
 	}
-	a, b := ps[n-1], ps[n]
-	if growth[n-1] >= KneeGrowth {
+	a, b := ps[last-1], ps[last]
+	if g := perDoubling(a, b); g >= KneeGrowth {
 		return 0, false, fmt.Sprintf("throughput still grows by %.0f%% per doubling from %d to %d threads: the sweep did not reach the knee; try more threads",
-			100*growth[n-1], a.Threads, b.Threads), nil
+			100*g, a.Threads, b.Threads), nil
 	}
 	return 0, false, fmt.Sprintf("throughput grows by %.0f%% per doubling from %d to %d threads but p99 does not grow (%s to %s): no knee by the rule",
-		100*growth[n-1], a.Threads, b.Threads, ms(a.P99Micros), ms(b.P99Micros)), nil
+		100*perDoubling(a, b), a.Threads, b.Threads, ms(a.P99Micros), ms(b.P99Micros)), nil
 }
 
 // perDoubling is the throughput growth per doubling of the threads from a

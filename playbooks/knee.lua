@@ -3,11 +3,11 @@
 -- A fresh server is loaded; then one workload (by default 50% reads, 35%
 -- updates, 15% inserts, zipfian) runs at each thread count in turn, each
 -- as its own step labelled threads = N, for `duration` seconds after a
--- warm-up of `warmup` seconds. The knee is the smallest thread count after
--- which throughput grows by less than 10% per doubling of the threads while
--- the p99 latency keeps growing: more threads past it only queue. When the
--- counts swept do not reach it, the playbook says why. A last step named
--- "knee" records the table and the knee with the run.
+-- warm-up of `warmup` seconds. The knee is the smallest thread count from
+-- which every larger count has less than 10% more throughput per doubling
+-- of the threads and a higher p99 latency: more threads past it only
+-- queue. When the counts swept do not reach it, the playbook says why. A
+-- last step named "knee" records the table and the knee with the run.
 --
 -- Parameters: docs (100000), doc_bytes (1000), threads (comma list:
 -- 1,2,4,8,16,32,64), duration (20), warmup (2), cache (GB, 1), read (0.5),
