@@ -151,3 +151,35 @@ func TestDatabaseIsPrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedDatabaseIsCheckedFirst: a results database that fails
+// SQLite's quick_check stops the run before any server starts.
+func TestDamagedDatabaseIsCheckedFirst(t *testing.T) {
+	_, mm := binaries(t)
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	pb := writePlaybook(t, "log('x')\n")
+	if res := runCLI(t, nil, "run", "--db", db, pb); res.code != 0 {
+		t.Fatalf("first run: %d\n%s", res.code, res.stderr)
+	}
+	// Overwrite the middle of the file (past the header page) with junk.
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	junk := make([]byte, fi.Size()/2)
+	for i := range junk {
+		junk[i] = byte(i*7 + 3)
+	}
+	f.WriteAt(junk, 4096)
+	f.Close()
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	res := runCLI(t, nil, "run", "--db", db, "--mongod", mm, writePlaybook(t, "mongod.start{}\n"))
+	if res.code != 1 || !strings.Contains(res.stderr, "check results database "+db+": ") || !strings.Contains(res.stderr, "nothing was started") {
+		t.Errorf("run on a damaged database: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if pids := serverPIDs(res.stdout + res.stderr); len(pids) > 0 || strings.Contains(res.stdout, "started ") {
+		t.Errorf("a server was started on a damaged database:\n%s", res.stdout)
+	}
+}

@@ -322,26 +322,29 @@ func (s *Store) OnFailure(fn func(error)) {
 // QuickCheck runs SQLite's quick_check on the database and returns an error
 // naming the first problem it finds.
 func (s *Store) QuickCheck(ctx context.Context) error {
+	fail := func(what any) error {
+		return fmt.Errorf("check results database %s: %v: nothing was started; move the file aside or restore a copy (--db names another database)", s.path, what)
+	}
 	rows, err := s.r.QueryContext(ctx, "PRAGMA quick_check")
 	if err != nil {
-		return fmt.Errorf("check results database %s: %w", s.path, err)
+		return fail(err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("check results database %s: %w", s.path, err)
+			return fail(err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check results database %s: %w", s.path, err)
+		return fail(err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("check results database %s: %d problems, first: %s", s.path, len(problems), problems[0])
+		return fail(fmt.Sprintf("%d problems, first: %s", len(problems), problems[0]))
 	}
 	return nil
 }
