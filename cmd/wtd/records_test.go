@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/store"
 	"wtd/internal/fakemongod"
 )
 
@@ -38,11 +37,7 @@ report.table{}
 		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(ctx)
+	st := openDB(t, db)
 	runs, _ := st.ListRuns(ctx, 1)
 	r := runs[0]
 	if r.TargetPath != "" || r.TargetURI != fake.URI() || r.TargetVersion != "7.0.0-fake" {

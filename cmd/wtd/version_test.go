@@ -32,11 +32,7 @@ func TestVersionNamesTheCommit(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(ctx)
+	st := openDB(t, db)
 	r, err := st.GetRun(ctx, 1)
 	if err != nil || !strings.Contains(r.WtdVersion, "commit "+commit) {
 		t.Errorf("run records wtd %q (%v), want commit %s", r.WtdVersion, err, commit)
