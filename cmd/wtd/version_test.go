@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/store"
 )
 
 // TestVersionNamesTheCommit: the binary built from a checkout says which
