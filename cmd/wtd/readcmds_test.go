@@ -60,8 +60,8 @@ func TestShowRecordedRun(t *testing.T) {
 		Steps   []struct {
 			Seq              int
 			Name             string
-			StartOffsetS     float64  `json:"start_offset_s"`
-			DurationS        *float64 `json:"duration_s"`
+			StartOffsetS     float64                        `json:"start_offset_s"`
+			DurationS        *float64                       `json:"duration_s"`
 			ProvenanceFields []struct{ Name, Value string } `json:"provenance_fields"`
 			Result           map[string]any
 		}
