@@ -139,8 +139,8 @@ func WelchT(x, y []float64) (t, p float64) {
 	my, vy := stat.MeanVariance(y, nil)
 	sx, sy := vx/float64(len(x)), vy/float64(len(y))
 	se := math.Sqrt(sx + sy)
-	if se == 0 {
-		if mx == my {
+	if se <= 1e-12*math.Max(math.Abs(mx), math.Abs(my)) {
+		if math.Abs(my-mx) <= 1e-9*math.Max(math.Abs(mx), math.Abs(my)) {
 			return 0, 1
 		}
 		return math.Copysign(math.Inf(1), my-mx), 0
