@@ -87,7 +87,8 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	stores := storeOpener{env: env, flag: &dbFlag}
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
-		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing))
+		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
+		newHistoryCmd(env, stores.existing))
 	return root
 }
 

@@ -36,6 +36,15 @@ type fixtureRuns struct {
 	stateDir string
 }
 
+// TestMain removes the fixture's directory when the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixture.db != "" {
+		os.RemoveAll(filepath.Dir(fixture.db))
+	}
+	os.Exit(code)
+}
+
 var (
 	fixtureOnce sync.Once
 	fixture     fixtureRuns
