@@ -124,3 +124,26 @@ func WindowChange(ts []time.Time, vals []float64, from, to time.Time) *float64 {
 	v := vals[last] - vals[first]
 	return &v
 }
+
+// Rates turns a counter's samples into per-second rates: NaN for the first
+// sample and where either end is missing; a counter that went down was
+// reset (its server restarted) and counts again from zero.
+func Rates(ts []time.Time, vals []float64) []float64 {
+	out := make([]float64, len(vals))
+	for i := range vals {
+		out[i] = math.NaN()
+		if i == 0 || math.IsNaN(vals[i]) || math.IsNaN(vals[i-1]) {
+			continue
+		}
+		dt := ts[i].Sub(ts[i-1]).Seconds()
+		if dt <= 0 {
+			continue
+		}
+		d := vals[i] - vals[i-1]
+		if d < 0 {
+			d = vals[i]
+		}
+		out[i] = d / dt
+	}
+	return out
+}

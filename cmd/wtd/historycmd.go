@@ -98,7 +98,7 @@ func sparkline(pts []compare.HistoryPoint) string {
 }
 
 func printHistory(w io.Writer, h *compare.History) {
-	fmt.Fprintf(w, "%s of %s: %d ok runs with parameters %s", h.Measure, h.Playbook, len(h.Runs), orDash(paramsShort(h.Params)))
+	fmt.Fprintf(w, "%s of %s: %d ok runs with parameters %s", h.Measure, h.Playbook, len(h.Runs), orDash(engine.ParamsShort(h.Params)))
 	if len(h.Runs) > 0 {
 		fmt.Fprintf(w, ", runs %d to %d", h.Runs[0].ID, h.Runs[len(h.Runs)-1].ID)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/spf13/cobra"
 
+	"wtd/engine"
 	"wtd/engine/store"
 )
 
@@ -74,7 +75,7 @@ RFC 3339 time).`,
 				t.SetStyle(table.StyleLight)
 				t.AppendHeader(table.Row{"id", "playbook", "params", "trigger", "start", "duration", "status", "reason"})
 				for _, r := range runs {
-					t.AppendRow(table.Row{r.ID, r.PlaybookPath, clip(paramsShort(r.Params), 48), r.Trigger,
+					t.AppendRow(table.Row{r.ID, r.PlaybookPath, clip(engine.ParamsShort(r.Params), 48), r.Trigger,
 						r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(r.Reason, 50)})
 				}
 				t.Render()

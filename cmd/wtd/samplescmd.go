@@ -120,29 +120,6 @@ func pickMetric(names []string, want string) (string, error) {
 	return "", fmt.Errorf("no metric %q", want)
 }
 
-// Rates turns a counter's samples into per-second rates: NaN for the first
-// sample and where either end is missing; a counter that went down was
-// reset (its server restarted) and counts again from zero.
-func Rates(ts []time.Time, vals []float64) []float64 {
-	out := make([]float64, len(vals))
-	for i := range vals {
-		out[i] = math.NaN()
-		if i == 0 || math.IsNaN(vals[i]) || math.IsNaN(vals[i-1]) {
-			continue
-		}
-		dt := ts[i].Sub(ts[i-1]).Seconds()
-		if dt <= 0 {
-			continue
-		}
-		d := vals[i] - vals[i-1]
-		if d < 0 {
-			d = vals[i]
-		}
-		out[i] = d / dt
-	}
-	return out
-}
-
 // stepAt returns the step running at t, or nil.
 func stepAt(steps []engine.StepRecord, t time.Time) *engine.StepRecord {
 	for i := range steps {
@@ -177,7 +154,7 @@ func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f
 	}
 	if f.rate {
 		for i := range cols.Values {
-			cols.Values[i] = Rates(cols.TS, cols.Values[i])
+			cols.Values[i] = engine.Rates(cols.TS, cols.Values[i])
 		}
 	}
 	if f.format == "json" {

@@ -76,35 +76,6 @@ func clip(s string, n int) string {
 	return s
 }
 
-// paramsShort words parameters as name=value, sorted by name; lists as
-// comma lists.
-func paramsShort(params map[string]any) string {
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
-		parts = append(parts, k+"="+paramValue(params[k]))
-	}
-	return strings.Join(parts, " ")
-}
-
-func paramValue(v any) string {
-	if list, ok := v.([]any); ok {
-		s := make([]string, len(list))
-		for i, x := range list {
-			s[i] = paramValue(x)
-		}
-		return strings.Join(s, ",")
-	}
-	if f, ok := v.(float64); ok {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return plain(v)
-}
-
 func showRun(w io.Writer, rec *engine.RunRecord) {
 	r := rec.Run
 	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, r.PlaybookPath)
@@ -113,10 +84,10 @@ func showRun(w io.Writer, rec *engine.RunRecord) {
 	}
 	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
 	fmt.Fprintf(w, "  trigger:   %s\n", r.Trigger)
-	fmt.Fprintf(w, "  params:    %s\n", orDash(paramsShort(r.Params)))
+	fmt.Fprintf(w, "  params:    %s\n", orDash(engine.ParamsShort(r.Params)))
 	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
 	showServers(w, rec.Servers)
-	fmt.Fprintf(w, "  host:      %s\n", hostShort(r.Host))
+	fmt.Fprintf(w, "  host:      %s\n", engine.HostShort(r.Host))
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
 	showArtifacts(w, rec.Files)
 	fmt.Fprintf(w, "  samples:   %d (%s)\n", rec.Samples, strings.Join(rec.Sources, ", "))
@@ -145,11 +116,6 @@ func showRun(w io.Writer, rec *engine.RunRecord) {
 		showResults(w, s)
 	}
 	showOutput(w, rec)
-}
-
-func hostShort(h store.HostFacts) string {
-	return fmt.Sprintf("%d cores, %.1f GB memory, kernel %s, virtualisation %s, disk %s",
-		h.Cores, float64(h.MemoryBytes)/(1<<30), orDash(h.Kernel), orDash(h.Virtualisation), orDash(strings.TrimSpace(h.Disk)))
 }
 
 // offset words t as seconds after start: "+12.3s".
@@ -290,19 +256,8 @@ func showServers(w io.Writer, servers []store.ServerRecord) {
 		if i > 0 {
 			label = "             "
 		}
-		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), serverHow(s))
+		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), engine.ServerHow(s))
 	}
-}
-
-func serverHow(s store.ServerRecord) string {
-	if !s.Started {
-		return "attached (not started by wtd)"
-	}
-	how := "started by wtd from " + s.Binary
-	if s.PID > 0 {
-		how += fmt.Sprintf(", pid %d", s.PID)
-	}
-	return how
 }
 
 func showArtifacts(w io.Writer, arts []store.Artifact) {

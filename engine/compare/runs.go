@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -171,17 +170,7 @@ func paramText(v any, ok bool) string {
 	if !ok {
 		return "(not set)"
 	}
-	if list, isList := v.([]any); isList {
-		parts := make([]string, len(list))
-		for i, x := range list {
-			parts[i] = paramText(x, true)
-		}
-		return strings.Join(parts, ",")
-	}
-	if f, isNum := v.(float64); isNum {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	return fmt.Sprint(v)
+	return engine.ParamValue(v)
 }
 
 // serverText words the servers as far as comparability goes: name, how
