@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -271,7 +272,7 @@ func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, m
 func diskChart(ctx context.Context, st *store.Store, recs []*engine.RunRecord) (Chart, error) {
 	c := Chart{ID: "disk", Title: "Host disks", Unit: "MB/s"}
 	for _, rec := range recs {
-		if !contains(rec.Sources, "host") {
+		if !slices.Contains(rec.Sources, "host") {
 			continue
 		}
 		names, err := st.MetricNames(ctx, rec.Run.ID, "host")
@@ -310,13 +311,4 @@ func allNaN(y []float64) bool {
 		}
 	}
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,9 +75,7 @@ with the same parameters.
 					return err
 				}
 				if f.asJSON {
-					enc := json.NewEncoder(env.Stdout)
-					enc.SetIndent("", "  ")
-					return failed(enc.Encode(results))
+					return printJSON(env.Stdout, results)
 				}
 				for i, r := range results {
 					if i > 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,9 +56,7 @@ PLAYBOOK is a path, a file name or a file name without .lua.`,
 					return failed(err)
 				}
 				if asJSON {
-					enc := json.NewEncoder(env.Stdout)
-					enc.SetIndent("", "  ")
-					return failed(enc.Encode(h))
+					return printJSON(env.Stdout, h)
 				}
 				printHistory(env.Stdout, h)
 				return nil

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -68,4 +70,11 @@ run of that playbook, named by its path, file name, or file name without .lua).`
 
 func describeRun(r store.Run) string {
 	return fmt.Sprintf("run %d (%s, %s)", r.ID, r.PlaybookPath, r.Status)
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return failed(enc.Encode(v))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -57,18 +56,9 @@ RFC 3339 time).`,
 				if asJSON {
 					docs := make([]runDoc, 0, len(runs))
 					for _, r := range runs {
-						d := runDoc{ID: r.ID, Playbook: r.PlaybookPath, PlaybookSHA256: r.PlaybookSHA256, Status: r.Status, Reason: r.Reason,
-							Trigger: r.Trigger, StartedAt: r.StartedAt.UTC(), DurationS: secondsPtr(r.StartedAt, r.EndedAt),
-							Params: r.Params, Host: r.Host, WtdVersion: r.WtdVersion}
-						if !r.EndedAt.IsZero() {
-							t := r.EndedAt.UTC()
-							d.EndedAt = &t
-						}
-						docs = append(docs, d)
+						docs = append(docs, runDocOf(r))
 					}
-					enc := json.NewEncoder(env.Stdout)
-					enc.SetIndent("", "  ")
-					return failed(enc.Encode(docs))
+					return printJSON(env.Stdout, docs)
 				}
 				t := table.NewWriter()
 				t.SetOutputMirror(env.Stdout)

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -66,7 +66,7 @@ Sources are "host" and "server:m1", "server:m2", ... (see wtd show RUN).
 				if err != nil {
 					return failed(err)
 				}
-				if !contains(srcs, f.source) {
+				if !slices.Contains(srcs, f.source) {
 					return usageErr("run %d has no samples from %q; its sources: %s", id, f.source, orDash(strings.Join(srcs, ", ")))
 				}
 				names, err := st.MetricNames(ctx, id, f.source)
@@ -185,9 +185,7 @@ func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f
 			}
 			doc.Rows = append(doc.Rows, r)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return failed(enc.Encode(doc))
+		return printJSON(w, doc)
 	}
 	header := []string{"time", "seconds", "step", "step_name"}
 	for _, m := range metrics {
@@ -209,15 +207,6 @@ func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f
 		fmt.Fprintln(w, strings.Join(line, ","))
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func csvField(s string) string {

@@ -48,9 +48,7 @@ report.table printed, redrawn from the recorded steps.
 					return failed(err)
 				}
 				if asJSON {
-					enc := json.NewEncoder(env.Stdout)
-					enc.SetIndent("", "  ")
-					return failed(enc.Encode(showDocument(rec)))
+					return printJSON(env.Stdout, showDocument(rec))
 				}
 				showRun(env.Stdout, rec)
 				return nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/store"
 )
 
 // The JSON document of wtd show --json (documented in the README). Times
@@ -96,17 +97,22 @@ func secondsPtr(start, end time.Time) *float64 {
 	return &s
 }
 
-func showDocument(rec *engine.RunRecord) showDoc {
-	r := rec.Run
-	d := showDoc{Run: runDoc{ID: r.ID, Playbook: r.PlaybookPath, PlaybookSHA256: r.PlaybookSHA256, Status: r.Status,
-		Reason: r.Reason, Trigger: r.Trigger, StartedAt: r.StartedAt.UTC(), DurationS: secondsPtr(r.StartedAt, r.EndedAt),
-		Params: r.Params, Host: r.Host, WtdVersion: r.WtdVersion},
-		Servers: []serverDoc{}, Files: []fileDoc{}, Steps: []stepDoc{}, Output: []outputDoc{}, Tables: []tableDoc{},
-		Samples: samplesDoc{Count: rec.Samples, Sources: rec.Sources}}
+// runDocOf is the JSON of a run.
+func runDocOf(r store.Run) runDoc {
+	d := runDoc{ID: r.ID, Playbook: r.PlaybookPath, PlaybookSHA256: r.PlaybookSHA256, Status: r.Status, Reason: r.Reason,
+		Trigger: r.Trigger, StartedAt: r.StartedAt.UTC(), DurationS: secondsPtr(r.StartedAt, r.EndedAt),
+		Params: r.Params, Host: r.Host, WtdVersion: r.WtdVersion}
 	if !r.EndedAt.IsZero() {
 		t := r.EndedAt.UTC()
-		d.Run.EndedAt = &t
+		d.EndedAt = &t
 	}
+	return d
+}
+
+func showDocument(rec *engine.RunRecord) showDoc {
+	r := rec.Run
+	d := showDoc{Run: runDocOf(r), Servers: []serverDoc{}, Files: []fileDoc{}, Steps: []stepDoc{}, Output: []outputDoc{},
+		Tables: []tableDoc{}, Samples: samplesDoc{Count: rec.Samples, Sources: rec.Sources}}
 	if d.Samples.Sources == nil {
 		d.Samples.Sources = []string{}
 	}
