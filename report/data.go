@@ -193,16 +193,20 @@ func stepSeries(rec *engine.RunRecord) (ops, p99 RunData) {
 			continue
 		}
 		start := rel(rec, s.Start)
-		for i := range o {
-			x := start + float64(i) + 0.5
+		add := func(x, n, q float64) {
+			// x values must increase: a step that starts within its
+			// predecessor's last second moves on by a millisecond.
+			if k := len(ops.X); k > 0 && x <= ops.X[k-1] {
+				x = ops.X[k-1] + 0.001
+			}
 			ops.X, p99.X = append(ops.X, x), append(p99.X, x)
-			ops.Series[0].Y = append(ops.Series[0].Y, o[i])
-			p99.Series[0].Y = append(p99.Series[0].Y, q[i]/1000)
+			ops.Series[0].Y = append(ops.Series[0].Y, n)
+			p99.Series[0].Y = append(p99.Series[0].Y, q)
 		}
-		gap := start + float64(len(o)) + 0.75
-		ops.X, p99.X = append(ops.X, gap), append(p99.X, gap)
-		ops.Series[0].Y = append(ops.Series[0].Y, math.NaN())
-		p99.Series[0].Y = append(p99.Series[0].Y, math.NaN())
+		for i := range o {
+			add(start+float64(i)+0.5, o[i], q[i]/1000)
+		}
+		add(start+float64(len(o)), math.NaN(), math.NaN()) // a gap before the next step
 	}
 	if len(ops.X) == 0 {
 		ops.Series, p99.Series = nil, nil
