@@ -60,8 +60,22 @@ func MannWhitney(x, y []float64) (u, p float64) {
 		i = j
 	}
 	u = rankSumX - float64(n1)*float64(n1+1)/2
-	if !ties && n1+n2 <= exactLimit {
+	switch {
+	case !ties && n1+n2 <= exactLimit:
 		return u, exactMannWhitney(n1, n2, u)
+	case ties && binomial(n1+n2, n1) <= maxPermutations:
+		ranks := make([]float64, len(all))
+		for i := 0; i < len(all); {
+			j := i
+			for j < len(all) && all[j].v == all[i].v {
+				j++
+			}
+			for k := i; k < j; k++ {
+				ranks[k] = float64(i+j+1) / 2
+			}
+			i = j
+		}
+		return u, permutationMannWhitney(ranks, n1, u)
 	}
 	return u, normalMannWhitney(n1, n2, u, tieTerm)
 }
@@ -80,6 +94,43 @@ func normalMannWhitney(n1, n2 int, u, tieTerm float64) float64 {
 		z = 0
 	}
 	return math.Min(1, 2*distuv.UnitNormal.Survival(z))
+}
+
+// maxPermutations bounds the splits permutationMannWhitney enumerates.
+const maxPermutations = 200000
+
+func binomial(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+// permutationMannWhitney is the two-sided p-value of U = u for small
+// samples with ties: every way of taking n1 of the (mid)ranks as the x
+// sample is counted, so tied values are handled exactly.
+func permutationMannWhitney(ranks []float64, n1 int, u float64) float64 {
+	n := len(ranks)
+	mu := float64(n1) * float64(n-n1) / 2
+	d := math.Abs(u - mu)
+	offset := float64(n1) * float64(n1+1) / 2
+	var total, tail float64
+	var walk func(start, left int, sum float64)
+	walk = func(start, left int, sum float64) {
+		if left == 0 {
+			total++
+			if math.Abs(sum-offset-mu) >= d-1e-9 {
+				tail++
+			}
+			return
+		}
+		for i := start; i <= n-left; i++ {
+			walk(i+1, left-1, sum+ranks[i])
+		}
+	}
+	walk(0, n1, 0)
+	return math.Min(1, tail/total)
 }
 
 // exactMannWhitney is the two-sided p-value of U = u for samples of n1 and

@@ -22,6 +22,16 @@ func TestMannWhitneyKnownValues(t *testing.T) {
 	if u, p := MannWhitney([]float64{1, 4, 5, 8}, []float64{2, 3, 6, 7}); u != 8 || !near(p, 1, 1e-12) {
 		t.Errorf("interleaved: U %v p %v", u, p)
 	}
+	// Small samples with ties are counted exactly, not approximated: 3
+	// values a side can never reach p < 0.1.
+	if _, p := MannWhitney([]float64{653, 653, 653}, []float64{652.9, 652.9, 652.8}); !near(p, 0.1, 1e-12) {
+		t.Errorf("3 vs 3 with ties: p %v, want 0.1", p)
+	}
+	// Exact with ties agrees with the count without ties when the ties
+	// are within a sample (ranks 1.5, 1.5, 3 vs 4, 5, 6): p = 0.1.
+	if _, p := MannWhitney([]float64{1, 1, 2}, []float64{4, 5, 6}); !near(p, 0.1, 1e-12) {
+		t.Errorf("ties within a sample: p %v", p)
+	}
 	// All equal (ties everywhere): no evidence.
 	if _, p := MannWhitney([]float64{5, 5, 5, 5}, []float64{5, 5, 5}); p != 1 {
 		t.Errorf("all equal: p %v", p)
