@@ -1,6 +1,6 @@
 // Draws the report's charts with uPlot from the JSON in #wtd-data and marks
-// the steps: a line at each step's start, its title, every other step
-// shaded (dashed and reddish for the second run of an overlay).
+// the steps: a line at each step's start, its title (or number, where the
+// title does not fit), every other step shaded (dashed and reddish for the second run of an overlay).
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("wtd-data").textContent);
@@ -27,8 +27,13 @@
             ctx.moveTo(x0, top);
             ctx.lineTo(x0, top + h);
             ctx.stroke();
+            // The title when it fits before the step's end, else its number
+            // (the steps table names it).
+            var text = b.label;
+            if (ctx.measureText(text).width > x1 - x0 - 6 * px) text = "#" + b.seq;
+            if (ctx.measureText(text).width > x1 - x0 - 2 * px && b.end - b.start < 0.01 * (u.scales.x.max - u.scales.x.min)) return;
             ctx.fillStyle = first ? "#444" : "#a00";
-            ctx.fillText(b.label, x0 + 3 * px, top + (11 + 11 * (i % 3)) * px);
+            ctx.fillText(text, x0 + 3 * px, top + (11 + 11 * (i % 2)) * px);
           });
           ctx.restore();
         }]

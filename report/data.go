@@ -36,6 +36,7 @@ type RunData struct {
 // started.
 type Bound struct {
 	Run        int64
+	Seq        int
 	Start, End float64
 	Label      string
 }
@@ -169,7 +170,7 @@ func bounds(rec *engine.RunRecord) []Bound {
 		if end.IsZero() {
 			end = s.Start
 		}
-		out = append(out, Bound{Run: rec.Run.ID, Start: rel(rec, s.Start), End: end.Sub(rec.Run.StartedAt).Seconds(), Label: s.Title()})
+		out = append(out, Bound{Run: rec.Run.ID, Seq: s.Seq, Start: rel(rec, s.Start), End: end.Sub(rec.Run.StartedAt).Seconds(), Label: s.Title()})
 	}
 	return out
 }

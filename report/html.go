@@ -240,7 +240,7 @@ func chartJSON(m *Model) ([]byte, error) {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			fmt.Fprintf(&b, `{"run":%d,"start":%.3f,"end":%.3f,"label":%s}`, bd.Run, bd.Start, bd.End, jsonString(bd.Label))
+			fmt.Fprintf(&b, `{"run":%d,"seq":%d,"start":%.3f,"end":%.3f,"label":%s}`, bd.Run, bd.Seq, bd.Start, bd.End, jsonString(bd.Label))
 		}
 		b.WriteString(`]}`)
 	}

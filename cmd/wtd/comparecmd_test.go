@@ -91,7 +91,7 @@ func TestCompareRecordedRuns(t *testing.T) {
 func TestHistoryRecordedRuns(t *testing.T) {
 	fx := recordedRuns(t)
 	res := runCLI(t, nil, "history", "--db", fx.db, "fixture")
-	if res.code != 0 || !strings.Contains(res.stdout, "ops/s of fixture: 1 ok runs with parameters docs=2000") ||
+	if res.code != 0 || !strings.Contains(res.stdout, "ops/s of fixture: 1 ok run with parameters docs=2000") ||
 		!strings.Contains(res.stdout, "(2 ok runs with other parameters left out)") || !strings.Contains(res.stdout, "reads (round=2)") {
 		t.Errorf("history:\n%s%s", res.stdout, res.stderr)
 	}

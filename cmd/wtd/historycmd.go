@@ -95,13 +95,13 @@ func sparkline(pts []compare.HistoryPoint) string {
 }
 
 func printHistory(w io.Writer, h *compare.History) {
-	fmt.Fprintf(w, "%s of %s: %d ok runs with parameters %s", h.Measure, h.Playbook, len(h.Runs), orDash(engine.ParamsShort(h.Params)))
+	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, h.Playbook, plural(len(h.Runs), "ok run"), orDash(engine.ParamsShort(h.Params)))
 	if len(h.Runs) > 0 {
 		fmt.Fprintf(w, ", runs %d to %d", h.Runs[0].ID, h.Runs[len(h.Runs)-1].ID)
 	}
 	fmt.Fprintln(w)
 	if h.Skipped > 0 {
-		fmt.Fprintf(w, "(%d ok runs with other parameters left out)\n", h.Skipped)
+		fmt.Fprintf(w, "(%s with other parameters left out)\n", plural(h.Skipped, "ok run"))
 	}
 	fmt.Fprintf(w, "change points: E-divisive means, Welch's t-test at alpha %g\n", h.Alpha)
 	for _, s := range h.Series {
@@ -126,4 +126,11 @@ func printHistory(w io.Writer, h *compare.History) {
 			fmt.Fprintf(w, "  %s at run %d: %+.1f%% (%s -> %s, p %.2g)\n", c.Kind, c.Run, c.ChangePct, fmtValue(&c.Before), fmtValue(&c.After), c.P)
 		}
 	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

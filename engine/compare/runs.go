@@ -319,17 +319,27 @@ func Records(a, b *engine.RunRecord, opt Options) *Result {
 			continue
 		}
 		first := groupsA[g][0]
-		res.Steps = append(res.Steps, compareRow(g+", all rounds", first, groupsA[g], groupsB[g], true, judged, res, opt))
+		res.Steps = append(res.Steps, compareRow(withoutRound(first).Title()+", all rounds", first, groupsA[g], groupsB[g], true, judged, res, opt))
 	}
 	return res
 }
 
-func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord, rounds, judged bool, res *Result, opt Options) StepRow {
+// withoutRound is st with its round label taken away.
+func withoutRound(st engine.StepRecord) engine.StepRecord {
 	labels := map[string]any{}
-	for k, v := range first.Labels {
-		if !rounds || k != "round" {
+	for k, v := range st.Labels {
+		if k != "round" {
 			labels[k] = v
 		}
+	}
+	st.Labels = labels
+	return st
+}
+
+func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord, rounds, judged bool, res *Result, opt Options) StepRow {
+	labels := first.Labels
+	if rounds {
+		labels = withoutRound(first).Labels
 	}
 	row := StepRow{Step: title, Name: first.Name, Labels: labels, Rounds: rounds, SeqA: seqs(a), SeqB: seqs(b), Measures: []MeasureRow{}}
 	failed := ""
