@@ -95,10 +95,16 @@ func TestModelOfARecordedRun(t *testing.T) {
 			t.Errorf("chart %s: %d series, want %d", id, got[id].SeriesCount(), n)
 		}
 	}
-	// Per-second operations: two rounds of two full seconds, and a gap
-	// between the rounds; each second's count is a real rate.
+	// Per-second operations: two rounds of (about) two full seconds, each
+	// followed by a gap; each second's count is a real rate.
 	ops := got["ops"].Runs[0]
-	if len(ops.X) != 6 || !isNaN(ops.Series[0].Y[2]) || ops.Series[0].Y[0] < 100 {
+	gaps := 0
+	for _, y := range ops.Series[0].Y {
+		if isNaN(y) {
+			gaps++
+		}
+	}
+	if len(ops.X) < 5 || gaps != 2 || !isNaN(ops.Series[0].Y[len(ops.X)-1]) || ops.Series[0].Y[0] < 100 {
 		t.Errorf("ops/s x %v y %v", ops.X, ops.Series[0].Y)
 	}
 	// Counter rates never go negative across the restart.

@@ -37,9 +37,9 @@ func TestCompareRecordedRuns(t *testing.T) {
 		if ops.A == nil || ops.B == nil || ops.ChangePct == nil {
 			t.Errorf("step %s: %+v", s.Step, ops)
 		}
-		// Two-second reads give their full seconds to the test; all
-		// rounds together give four a side, enough for a test.
-		if s.Step == "reads, all rounds" && (ops.Measure != "ops/s" || ops.NA != 4 || ops.NB != 4 || ops.P == nil) {
+		// Two-second reads give their full seconds (two) to the test; all
+		// rounds together give about four a side, enough for a test.
+		if s.Step == "reads, all rounds" && (ops.Measure != "ops/s" || ops.NA < 3 || ops.NB < 3 || ops.P == nil) {
 			t.Errorf("all rounds: %+v", ops)
 		}
 		if s.Step == "load" && (ops.Measure != "docs/s" || ops.P != nil) {
