@@ -31,8 +31,8 @@ func newCompareCmd(env Env, openStore func(context.Context) (*store.Store, error
 		Long: `Compare matches the steps of run B (and C, ...) with those of run A by name,
 labels and round, and for each matched step and measure (ops/s, p50, p99,
 pages read per operation, cache peak, dirty peak, application-thread eviction
-time) prints both values, the change in percent and a verdict: faster, slower,
-no difference, or not comparable. Steps repeated in rounds get one more row
+time; --measure picks some) prints both values, the change in percent and a
+verdict: faster, slower, no difference, or not comparable. Steps repeated in rounds get one more row
 with all their rounds together. Peaks are higher or lower, not faster or
 slower.
 
@@ -68,6 +68,9 @@ with the same parameters.
 			if f.opt.Test != compare.TestMannWhitney && f.opt.Test != compare.TestBootstrap {
 				return usageErr("--test %q: want mwu or bootstrap", f.opt.Test)
 			}
+			if err := compare.CheckMeasures(f.opt.Measures); err != nil {
+				return usageErr("--measure: %v", err)
+			}
 			ctx := cmd.Context()
 			return withStore(ctx, openStore, func(st *store.Store) error {
 				results, err := runComparisons(ctx, st, args, f)
@@ -90,6 +93,7 @@ with the same parameters.
 	cmd.Flags().Float64Var(&f.opt.Alpha, "alpha", compare.DefaultAlpha, "significance level of the tests")
 	cmd.Flags().BoolVar(&f.opt.Force, "force", false, "compare runs that are not comparable (different parameters, servers, ...)")
 	cmd.Flags().StringVar(&f.opt.Test, "test", compare.TestMannWhitney, "mwu (Mann-Whitney U) or bootstrap (interval of the median's change)")
+	cmd.Flags().StringSliceVar(&f.opt.Measures, "measure", nil, "show only these measures (comma list): "+strings.Join(compare.MeasureNames, ", "))
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare RUN with the previous ok run of its playbook with the same parameters")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print a JSON array of comparisons")
 	return cmd

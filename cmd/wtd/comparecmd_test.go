@@ -73,6 +73,13 @@ func TestCompareRecordedRuns(t *testing.T) {
 		}
 	}
 
+	rs = parseComparisons(t, runCLI(t, nil, "compare", "--db", fx.db, "--json", "--measure", "ops/s,p99", "1", "2").stdout)
+	for _, s := range rs[0].Steps {
+		if len(s.Measures) != 2 || s.Measures[1].Measure != "p99 ms" && s.Measures[1].Measure != "batch p99 ms" {
+			t.Errorf("--measure ops/s,p99: %+v", s.Measures)
+		}
+	}
+
 	// The baseline of run 2 is run 1; run 1 has none.
 	rs = parseComparisons(t, runCLI(t, nil, "compare", "--db", fx.db, "--json", "--baseline", "2").stdout)
 	if len(rs) != 1 || rs[0].A.ID != 1 || rs[0].B.ID != 2 {
@@ -81,7 +88,7 @@ func TestCompareRecordedRuns(t *testing.T) {
 	if res := runCLI(t, nil, "compare", "--db", fx.db, "--baseline", "1"); res.code != 2 || !strings.Contains(res.stderr, "no earlier ok run") {
 		t.Errorf("baseline of 1: %+v", res)
 	}
-	for _, args := range [][]string{{"1"}, {"--baseline", "2", "1"}, {"--alpha", "2", "1", "2"}, {"--test", "t", "1", "2"}, {"1", "9"}} {
+	for _, args := range [][]string{{"1"}, {"--baseline", "2", "1"}, {"--alpha", "2", "1", "2"}, {"--test", "t", "1", "2"}, {"1", "9"}, {"--measure", "speed", "1", "2"}} {
 		if res := runCLI(t, nil, append([]string{"compare", "--db", fx.db}, args...)...); res.code != 2 {
 			t.Errorf("compare %v: exit %d", args, res.code)
 		}

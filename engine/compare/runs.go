@@ -21,6 +21,9 @@ type Options struct {
 	Force bool
 	// Test is TestMannWhitney (default) or TestBootstrap.
 	Test string
+	// Measures, if not empty, keeps only these measures in the rows (names
+	// of MeasureNames); verdicts are the same.
+	Measures []string
 }
 
 // DefaultAlpha is the significance level of a comparison.
@@ -321,7 +324,34 @@ func Records(a, b *engine.RunRecord, opt Options) *Result {
 		first := groupsA[g][0]
 		res.Steps = append(res.Steps, compareRow(withoutRound(first).Title()+", all rounds", first, groupsA[g], groupsB[g], true, judged, res, opt))
 	}
+	if len(opt.Measures) > 0 {
+		keep := map[string]bool{}
+		for _, name := range opt.Measures {
+			if m, err := measureNamed(name); err == nil {
+				keep[m.name], keep[m.loadName] = true, m.loadName != ""
+			}
+		}
+		for i := range res.Steps {
+			rows := res.Steps[i].Measures[:0]
+			for _, mr := range res.Steps[i].Measures {
+				if keep[mr.Measure] {
+					rows = append(rows, mr)
+				}
+			}
+			res.Steps[i].Measures = rows
+		}
+	}
 	return res
+}
+
+// CheckMeasures returns an error naming the first unknown measure.
+func CheckMeasures(names []string) error {
+	for _, n := range names {
+		if _, err := measureNamed(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // withoutRound is st with its round label taken away.
