@@ -88,7 +88,7 @@ report.table{}
 		t.Errorf("report row shows unmeasured figures as numbers: %s", row)
 	}
 	show := runCLI(t, nil, "show", "--db", db, strconv.FormatInt(r.ID, 10))
-	for _, want := range []string{"attached (not started by wtd)", "version 7.0.0-fake", "pages read –", "cache – MB", "unknown"} {
+	for _, want := range []string{"attached (not started by wtd)", "version 7.0.0-fake", "pages read –", "– cache, ", "unknown"} {
 		if !strings.Contains(show.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, show.stdout)
 		}
