@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 // TestVersionNamesTheCommit: the binary built from a checkout says which
