@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"time"
+	_ "time/tzdata" // CRON_TZ zones on hosts without a zoneinfo database
 
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
