@@ -147,7 +147,9 @@ schedules:
 // go on firing. A good one then takes over.
 func TestBadReloadKeepsTheOldSchedules(t *testing.T) {
 	f := newFixture(t)
-	next := func() (Config, error) { return ParseConfig(f.dir+"/wtd.yaml", []byte("schedules:\n  - name: x\n    cron: \"every day\"\n    playbook: x.lua\n")) }
+	next := func() (Config, error) {
+		return ParseConfig(f.dir+"/wtd.yaml", []byte("schedules:\n  - name: x\n    cron: \"every day\"\n    playbook: x.lua\n"))
+	}
 	sv := f.serve(f.config(everySecond), func() (Config, error) { return next() })
 	sv.signals <- syscall.SIGHUP
 	waitUntil(t, 5*time.Second, "the refused reload", func() bool {
