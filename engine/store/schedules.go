@@ -151,3 +151,24 @@ func (s *Store) CountScheduleEvents(ctx context.Context, kind, event string) (ma
 	}
 	return out, rows.Err()
 }
+
+// LastScheduleSuccess returns, per schedule, when a run it started last
+// ended ok.
+func (s *Store) LastScheduleSuccess(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, max(ts) FROM schedule_events
+		WHERE kind = 'schedule' AND event = 'end' AND json_extract(attrs, '$.status') = 'ok' GROUP BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("last successes of schedules: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var name string
+		var ts int64
+		if err := rows.Scan(&name, &ts); err != nil {
+			return nil, fmt.Errorf("last successes of schedules: %w", err)
+		}
+		out[name] = time.Unix(0, ts)
+	}
+	return out, rows.Err()
+}
