@@ -93,10 +93,10 @@ type StepView struct {
 
 // RunDetail is the body of GET /api/v1/runs/{id}.
 type RunDetail struct {
-	Run     RunView              `json:"run"`
-	Steps   []StepView           `json:"steps"`
-	Servers []ServerView         `json:"servers"`
-	Events  []EventLine          `json:"events"`
+	Run     RunView      `json:"run"`
+	Steps   []StepView   `json:"steps"`
+	Servers []ServerView `json:"servers"`
+	Events  []EventLine  `json:"events"`
 }
 
 // ServerView is a server a run used.
