@@ -87,6 +87,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	stores := storeOpener{env: env, flag: &dbFlag}
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env))
+	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }
 

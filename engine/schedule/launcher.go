@@ -13,6 +13,8 @@ type Job struct {
 	// Trigger is what the run records as its trigger: "schedule NAME",
 	// "api NAME" or "catch-up NAME".
 	Trigger string
+	// Config is the config in force (its mongod, allow_dirs, sampling).
+	Config Config
 	// Lock is the host's experiment lock, taken for the run: the launched
 	// run releases it when it ends, and Launch releases it when it fails.
 	Lock *hostctl.ExperimentLock
@@ -20,7 +22,8 @@ type Job struct {
 
 // Launcher starts a run of job with ctx as the run's parent context
 // (cancelled to abort it; it carries the schedule's timeout) and returns
-// once the run is recorded, or fails without recording one.
+// once the run is recorded, or fails without recording one. It is called
+// with the scheduler busy: it must not call back into the Scheduler.
 type Launcher func(ctx context.Context, job Job) (*Handle, error)
 
 // Handle is a run a Launcher started.

@@ -180,7 +180,7 @@ func (s *Scheduler) fireLocked(ctx context.Context, sch Schedule, trigger string
 	if sch.Timeout > 0 {
 		runCtx, cancel = context.WithTimeoutCause(runCtx, sch.Timeout, fmt.Errorf("timeout %s reached", sch.Timeout))
 	}
-	h, err := s.opts.Launch(runCtx, Job{Schedule: sch, Trigger: trigger, Lock: lock})
+	h, err := s.opts.Launch(runCtx, Job{Schedule: sch, Trigger: trigger, Config: s.cfg, Lock: lock})
 	if err != nil {
 		cancel()
 		lock.Release()
