@@ -61,9 +61,6 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/v1/runs/{id}", s.getRun)
 	s.mux.HandleFunc("GET /api/v1/runs/{id}/samples", s.getSamples)
 	s.mux.HandleFunc("POST /api/v1/runs/{id}/abort", s.mutating(s.abortRun))
-	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API endpoint: "+r.Method+" "+r.URL.Path)
-	})
 	s.mux.HandleFunc("GET /{$}", s.index)
 	return s
 }
