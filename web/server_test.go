@@ -28,7 +28,7 @@ func (f fakeScheduler) FireNow(_ context.Context, name string) (int64, error) {
 	}
 	return 0, &schedule.BusyError{Holder: "run 7 of x.lua (pid 1) holds the experiment lock", RunID: 7}
 }
-func (f fakeScheduler) Abort(int64, error) bool { return false }
+func (f fakeScheduler) Abort(int64, error) bool  { return false }
 func (f fakeScheduler) Current() (int64, string) { return 0, "" }
 
 func testServer(t *testing.T, token string) *httptest.Server {
