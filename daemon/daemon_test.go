@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,20 +35,25 @@ schedules:
     playbook: slow.lua
 `, testbin.FreePort(t))), 0o644)
 	mm := testbin.Minimongod(t)
-	var logs syncBuffer
+	logs, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	logText := func() string { b, _ := os.ReadFile(logs.Name()); return string(b) }
 	signals := make(chan os.Signal, 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Options{ConfigPath: cfg, StateDir: t.TempDir(),
 			FindServer: func(string) (string, error) { return mm, nil }, Host: testhost.New(t),
-			Log: slog.New(slog.NewTextHandler(&logs, nil))}, signals)
+			Log: slog.New(slog.NewTextHandler(logs, nil))}, signals)
 	}()
 	db := filepath.Join(dir, "wtd.db")
 	var pid int
 	deadline := time.Now().Add(60 * time.Second)
 	for pid == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("no server started by the scheduled run:\n%s", logs.String())
+			t.Fatalf("no server started by the scheduled run:\n%s", logText())
 		}
 		time.Sleep(100 * time.Millisecond)
 		pid = serverPID(t, db)
@@ -62,7 +66,7 @@ schedules:
 			t.Fatal(err)
 		}
 	case <-time.After(40 * time.Second):
-		t.Fatalf("the daemon did not return within 40 s of SIGTERM:\n%s", logs.String())
+		t.Fatalf("the daemon did not return within 40 s of SIGTERM:\n%s", logText())
 	}
 	if took := time.Since(start); took > 30*time.Second {
 		t.Errorf("stopping took %s", took)
@@ -106,21 +110,4 @@ func serverPID(t *testing.T, db string) int {
 		return 0
 	}
 	return servers[0].PID
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

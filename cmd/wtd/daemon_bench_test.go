@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,9 +36,8 @@ func BenchmarkDaemonIdle(b *testing.B) {
 	}
 	path := filepath.Join(dir, "wtd.yaml")
 	os.WriteFile(path, []byte(cfg.String()), 0o644)
-	wtd := testbin.Wtd(b)
 	for range b.N {
-		cmd, out := startDaemon(b, wtd, path)
+		cmd, out := startWtd(b, b.TempDir(), "daemon", "--config", path)
 		deadline := time.Now().Add(30 * time.Second)
 		for !strings.Contains(out.String(), `"msg":"daemon start"`) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
@@ -59,23 +57,6 @@ func BenchmarkDaemonIdle(b *testing.B) {
 			b.Errorf("idle daemon used %.3f%% of a core, goal < 0.1%%", share)
 		}
 	}
-}
-
-func startDaemon(b *testing.B, wtd, config string) (*exec.Cmd, *syncBuffer) {
-	cmd := exec.Command(wtd, "daemon", "--config", config)
-	cmd.Env = append(os.Environ(), "WTD_STATE_DIR="+b.TempDir())
-	out := &syncBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	return cmd, out
 }
 
 // cpuNanos is the CPU time of every thread of pid, from schedstat.

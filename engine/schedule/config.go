@@ -123,33 +123,33 @@ func ParseConfig(path string, text []byte) (Config, error) {
 	if err := cfg.readTop(top); err != nil {
 		return Config{}, err
 	}
-	if n, ok := top["schedules"]; ok {
-		list, err := n.items("schedules")
-		if err != nil {
-			return Config{}, err
-		}
-		for _, item := range list {
-			s, err := cfg.readSchedule(item)
-			if err != nil {
-				return Config{}, err
-			}
-			cfg.Schedules = append(cfg.Schedules, s)
-		}
+	if err := readList(top, "schedules", cfg.readSchedule, &cfg.Schedules); err != nil {
+		return Config{}, err
 	}
-	if n, ok := top["windows"]; ok {
-		list, err := n.items("windows")
-		if err != nil {
-			return Config{}, err
-		}
-		for _, item := range list {
-			w, err := cfg.readWindow(item)
-			if err != nil {
-				return Config{}, err
-			}
-			cfg.Windows = append(cfg.Windows, w)
-		}
+	if err := readList(top, "windows", cfg.readWindow, &cfg.Windows); err != nil {
+		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// readList reads the list under key, each entry with read, into dst.
+func readList[T any](top map[string]node, key string, read func(node) (T, error), dst *[]T) error {
+	n, ok := top[key]
+	if !ok {
+		return nil
+	}
+	list, err := n.items(key)
+	if err != nil {
+		return err
+	}
+	for _, item := range list {
+		v, err := read(item)
+		if err != nil {
+			return err
+		}
+		*dst = append(*dst, v)
+	}
+	return nil
 }
 
 // resolve makes a path from the config absolute against its directory.

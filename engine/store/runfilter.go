@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 // RunFilter selects runs; empty fields match all.
@@ -17,30 +16,21 @@ type RunFilter struct {
 // FindRuns returns the runs f selects, newest first. A run whose owner
 // process is gone counts as aborted, as GetRun reads it.
 func (s *Store) FindRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	var where []string
-	var args []any
-	if f.Playbook != "" {
-		where, args = append(where, "playbook_path = ?"), append(args, f.Playbook)
-	}
-	if f.Trigger != "" {
-		where, args = append(where, "triggered_by = ?"), append(args, f.Trigger)
-	}
+	var w where
+	w.eq("playbook_path", f.Playbook)
+	w.eq("triggered_by", f.Trigger)
 	switch f.Status {
 	case "":
 	case StatusAborted:
 		// Decided per row: a running run whose owner died reads aborted.
-		where, args = append(where, "status IN (?, ?)"), append(args, StatusRunning, StatusAborted)
+		w.add("status IN (?, ?)", StatusRunning, StatusAborted)
 	case StatusOK, StatusFailed, StatusRunning:
-		where, args = append(where, "status = ?"), append(args, f.Status)
+		w.eq("status", f.Status)
 	default:
 		return nil, fmt.Errorf("find runs: status %q is not running, ok, failed or aborted", f.Status)
 	}
-	query := "SELECT " + runColumns + " FROM runs"
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
-	}
-	query += " ORDER BY id DESC"
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	query := "SELECT " + runColumns + " FROM runs" + w.sql() + " ORDER BY id DESC"
+	rows, err := s.r.QueryContext(ctx, query, w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("find runs: %w", err)
 	}

@@ -79,33 +79,25 @@ type EventQuery struct {
 
 // ScheduleEvents returns the events q selects, newest first.
 func (s *Store) ScheduleEvents(ctx context.Context, q EventQuery) ([]ScheduleEvent, error) {
-	var where []string
-	var args []any
-	if q.Kind != "" {
-		where, args = append(where, "kind = ?"), append(args, q.Kind)
-	}
-	if q.Name != "" {
-		where, args = append(where, "name = ?"), append(args, q.Name)
-	}
+	var w where
+	w.eq("kind", q.Kind)
+	w.eq("name", q.Name)
 	if len(q.Events) > 0 {
-		where = append(where, "event IN (?"+strings.Repeat(", ?", len(q.Events)-1)+")")
-		for _, e := range q.Events {
-			args = append(args, e)
+		args := make([]any, len(q.Events))
+		for i, e := range q.Events {
+			args[i] = e
 		}
+		w.add("event IN (?"+strings.Repeat(", ?", len(q.Events)-1)+")", args...)
 	}
 	if !q.Since.IsZero() {
-		where, args = append(where, "ts >= ?"), append(args, q.Since.UnixNano())
-	}
-	query := "SELECT id, ts, kind, name, event, run_id, detail, attrs FROM schedule_events"
-	if len(where) > 0 {
-		query += " WHERE " + strings.Join(where, " AND ")
+		w.add("ts >= ?", q.Since.UnixNano())
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = -1
 	}
-	query += " ORDER BY ts DESC, id DESC LIMIT ?"
-	args = append(args, limit)
+	query := "SELECT id, ts, kind, name, event, run_id, detail, attrs FROM schedule_events" + w.sql() + " ORDER BY ts DESC, id DESC LIMIT ?"
+	args := append(w.args, limit)
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list schedule events: %w", err)
