@@ -22,7 +22,7 @@ var small = map[string]map[string]string{
 	"write_pressure.lua": {"docs": "4000", "threads": "4", "batch": "500"},
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
 	"tickets.lua":        {"docs": "3000", "ops": "1000", "threads": "8"},
-	"ttl_offpeak.lua":    {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "3", "threads": "2", "cache_gb": "0.25"},
+	"ttl_offpeak.lua":    {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
 }
 
 // checks are what a playbook's shrunk run must show besides ok steps.
