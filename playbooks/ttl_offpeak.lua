@@ -21,7 +21,7 @@
 -- too short for the monitor).
 --
 -- Parameters: docs (200000, never expire), expiring (200000), doc_bytes
--- (1000), peak (30 s), night (90 s at most), threads (8), ttl_sleep (1 s),
+-- (1000), peak (30 s), night (240 s at most), threads (8), ttl_sleep (1 s),
 -- expire_after (3600 s, the peak phase's expireAfterSeconds), cache_gb (1).
 
 local p = params{
@@ -29,7 +29,7 @@ local p = params{
   expiring = 200000,
   doc_bytes = 1000,
   peak = 30,
-  night = 90,
+  night = 240,
   threads = 8,
   ttl_sleep = 1,
   expire_after = 3600,
