@@ -38,8 +38,6 @@ type Options struct {
 	// OnRunEnd hooks see each run the daemon started when it ends (e.g. to
 	// record a regression verdict with the end).
 	OnRunEnd []schedule.RunEndHook
-	// Ready, if set, is called with the API's address once it listens.
-	Ready func(addr string)
 }
 
 // ConfigError is a config that does not load or check.
@@ -89,9 +87,6 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	opts.Log.Info("API listening", "addr", ln.Addr().String(), "db", dbPath, "token", cfg.Token != "")
-	if opts.Ready != nil {
-		opts.Ready(ln.Addr().String())
-	}
 	err = d.sched.Serve(ctx, signals, func() (schedule.Config, error) { return d.reload(ctx, cfg) })
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdown)
 	defer cancel()
