@@ -74,6 +74,9 @@ type WorkloadSpec struct {
 	// InsertStartID is the first _id inserted; 0 means KeySpace. Pass the
 	// previous run's NextInsertID to run twice on the same collection.
 	InsertStartID int64 `json:"insert_start_id"`
+	// Date, if set, gives each inserted document a date field (see
+	// DateSpec).
+	Date *DateSpec `json:"date,omitempty"`
 }
 
 // WorkloadResult is what a workload did. Ops has an entry for each
@@ -224,11 +227,14 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	} else if s.Distribution != "" && s.Distribution != DistUniform && s.Distribution != DistZipfian {
 		return fail(fmt.Errorf("distribution %q is not %q or %q", s.Distribution, DistUniform, DistZipfian))
 	}
+	if err := s.Date.check(); err != nil {
+		return fail(err)
+	}
 	if w.used[opUpdate] || w.used[opInsert] {
-		if err := checkRange("doc_bytes", int64(s.DocBytes), minDocBytes, maxDocBytes); err != nil {
+		if err := checkRange("doc_bytes", int64(s.DocBytes), int64(minDocBytes+s.Date.elemLen()), maxDocBytes); err != nil {
 			return fail(fmt.Errorf("%w (the size of updated and inserted documents)", err))
 		}
-		w.padLen = padBytes(s.DocBytes)
+		w.padLen = padBytes(s.DocBytes) - s.Date.elemLen()
 	}
 	if s.InsertStartID == 0 {
 		s.InsertStartID = s.KeySpace

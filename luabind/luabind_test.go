@@ -477,3 +477,30 @@ func TestRestartAttachedIsErrAttached(t *testing.T) {
 		t.Errorf("errors.Is(%v, engine.ErrAttached) = false", err)
 	}
 }
+
+// TestCreateIndexAndDates: m:create_index makes TTL, compound and unique
+// indexes; m:load and m:workload write date fields spread over a window
+// (or at a moment), keeping doc_bytes; the TTL monitor deletes what
+// expired and nothing else.
+func TestCreateIndexAndDates(t *testing.T) {
+	tr := newTestRun(t, withServer(t))
+	tr.mustRunFile(t, "ttl_test.lua", tr.env(nil))
+}
+
+func TestCreateIndexAndDateErrors(t *testing.T) {
+	tr := newTestRun(t, withServer(t))
+	for _, tc := range []struct{ src, want string }{
+		{`m:create_index{ ns = "t.c", key = { a = 1, b = 1 } }`, "a compound key needs its order"},
+		{`m:create_index{ ns = "t.c" }`, "create_index: key is required"},
+		{`m:create_index{ ns = "t.c", key = "a", expire = 1 }`, `unknown option "expire"`},
+		{`m:create_index{ ns = "t.c", key = { {"a", 1}, {"b", 1} }, expireAfterSeconds = 5 }`, "expireAfterSeconds needs a single-field key"},
+		{`m:load{ ns = "t.c", docs = 1, doc_bytes = 100, date = { field = "a.b" } }`, `date field "a.b"`},
+		{`m:load{ ns = "t.c", docs = 1, doc_bytes = 100, date = { field = "d", from = 10, to = 5 } }`, "is before from"},
+		{`m:load{ ns = "t.c", docs = 1, doc_bytes = 100, date = { field = "d", at = 5 } }`, `load: date: unknown option "at"`},
+		{`m:workload{ ns = "t.c", ops = 1, mix = { insert = 1 }, doc_bytes = 100, date = { to = 5 } }`, "date.field is required"},
+	} {
+		src := "local m = mongod.start{}\n" + tc.src + "\n"
+		_, err := RunPlaybook(context.Background(), "idx.lua", src, tr.env(nil))
+		wantContains(t, err, "idx.lua:2:", tc.want)
+	}
+}

@@ -89,6 +89,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
 		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing))
+	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }
 

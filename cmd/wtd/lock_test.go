@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"wtd/engine/store"
+	"wtd/internal/testbin"
 )
 
 // startWtd starts the wtd binary with a state directory of its own choosing
 // and returns the command and its combined output.
-func startWtd(t *testing.T, state string, args ...string) (*exec.Cmd, *syncBuffer) {
+func startWtd(t testing.TB, state string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	wtd, _ := binaries(t)
+	wtd := testbin.Wtd(t)
 	cmd := exec.Command(wtd, args...)
 	cmd.Env = append(os.Environ(), "WTD_STATE_DIR="+state)
 	out := &syncBuffer{}

@@ -18,6 +18,8 @@ type RunFilter struct {
 	// Status is running, ok, failed or aborted, as the run reads now (a run
 	// whose process died reads aborted).
 	Status string
+	// Trigger matches what started the run exactly, e.g. "schedule nightly".
+	Trigger string
 	// Since keeps the runs that started at or after it.
 	Since time.Time
 	// Before keeps the runs whose id is lower (0: no bound).
@@ -41,16 +43,25 @@ func PlaybookMatches(playbookPath, name string) bool {
 
 // FindRuns returns the runs f selects, newest first.
 func (s *Store) FindRuns(ctx context.Context, f RunFilter) ([]Run, error) {
-	q := "SELECT " + runColumns + " FROM runs WHERE started_at >= ?"
-	args := []any{int64(-1 << 63)}
+	var w where
+	w.eq("triggered_by", f.Trigger)
 	if !f.Since.IsZero() {
-		args[0] = f.Since.UnixNano()
+		w.add("started_at >= ?", f.Since.UnixNano())
 	}
 	if f.Before > 0 {
-		q += " AND id < ?"
-		args = append(args, f.Before)
+		w.add("id < ?", f.Before)
 	}
-	rows, err := s.r.QueryContext(ctx, q+" ORDER BY id DESC", args...)
+	switch f.Status {
+	case "":
+	case StatusAborted:
+		// Decided per row: a running run whose owner died reads aborted.
+		w.add("status IN (?, ?)", StatusRunning, StatusAborted)
+	case StatusOK, StatusFailed, StatusRunning:
+		w.eq("status", f.Status)
+	default:
+		return nil, fmt.Errorf("find runs: status %q is not running, ok, failed or aborted", f.Status)
+	}
+	rows, err := s.r.QueryContext(ctx, "SELECT "+runColumns+" FROM runs"+w.sql()+" ORDER BY id DESC", w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("find runs: %w", err)
 	}
