@@ -12,9 +12,9 @@ all: build
 # deps installs libwiredtiger-dev (minimongod's engine) when it is missing:
 # itself when running as root, else it says which command to run.
 # test-deps adds what the tests use besides: python3-pymongo (a second real
-# client of minimongod).
+# client of minimongod) and chromium (reports are tested in a real browser).
 DEPS      := libwiredtiger-dev
-TEST_DEPS := python3-pymongo
+TEST_DEPS := python3-pymongo chromium
 
 deps:
 	@$(MAKE) --no-print-directory install PKGS="$(DEPS)"

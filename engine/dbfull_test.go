@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,7 +25,7 @@ func TestResultsDatabaseFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(ctx)
-	var errs syncBuf
+	var errs lockedBuffer
 	r, err := StartRun(ctx, Config{Store: st, Host: testhost.New(t), MongodBinary: startTestServerBinary(t),
 		SampleInterval: 20 * time.Millisecond, Dir: t.TempDir(), Log: &bytes.Buffer{}, Errors: &errs},
 		RunInfo{PlaybookPath: "full.lua", Playbook: "-- full"})
@@ -77,21 +76,4 @@ func TestResultsDatabaseFull(t *testing.T) {
 	if run.Status != StatusFailed || !strings.HasPrefix(run.Reason, "results database: ") {
 		t.Errorf("run recorded %s: %s", run.Status, run.Reason)
 	}
-}
-
-type syncBuf struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuf) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuf) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -38,6 +38,8 @@ type LoadSpec struct {
 	Batch    int    `json:"batch"`     // documents per ordered insertMany, [1, 100000]; 0 means 1000
 	Threads  int    `json:"threads"`   // concurrent batches, [1, 256]; 0 means 1
 	StartID  int64  `json:"start_id"`  // first _id
+	// Date, if set, gives each document a date field (see DateSpec).
+	Date *DateSpec `json:"date,omitempty"`
 }
 
 // LoadResult is what a load did. Docs and Bytes count acknowledged
@@ -99,7 +101,8 @@ func checkLoadSpec(s LoadSpec) (LoadSpec, string, string, error) {
 	}
 	checks := []error{
 		checkRange("docs", s.Docs, 1, math.MaxInt64),
-		checkRange("doc_bytes", int64(s.DocBytes), minDocBytes, maxDocBytes),
+		checkRange("doc_bytes", int64(s.DocBytes), int64(minDocBytes+s.Date.elemLen()), maxDocBytes),
+		s.Date.check(),
 		checkRange("batch", int64(s.Batch), 1, MaxLoadBatch),
 		checkRange("threads", int64(s.Threads), 1, MaxThreads),
 		checkRange("start_id", s.StartID, 0, math.MaxInt64-max(s.Docs, 0)),
@@ -227,7 +230,8 @@ func (l *loadRun) batches() int64 {
 // batch: the driver has copied them by the time InsertMany returns.
 func (l *loadRun) insertBatches(ctx context.Context, t *loadThread, seed uint64) {
 	r := &padRand{s: seed}
-	size, pad := l.spec.DocBytes, padBytes(l.spec.DocBytes)
+	date := l.spec.Date
+	size, pad := l.spec.DocBytes, padBytes(l.spec.DocBytes)-date.elemLen()
 	batch := int64(l.spec.Batch)
 	buf := make([]byte, 0, min(batch, l.spec.Docs)*int64(size))
 	docs := make([]bson.Raw, 0, min(batch, l.spec.Docs))
@@ -241,7 +245,11 @@ func (l *loadRun) insertBatches(ctx context.Context, t *loadThread, seed uint64)
 		buf, docs = buf[:0], docs[:0]
 		for i := range n {
 			at := len(buf)
-			buf = appendPadDoc(buf, l.spec.StartID+first+i, pad, r)
+			var ms int64
+			if date != nil {
+				ms = date.pick(r.next())
+			}
+			buf = appendDatedDoc(buf, l.spec.StartID+first+i, pad, r, date, ms)
 			docs = append(docs, bson.Raw(buf[at:len(buf):len(buf)]))
 		}
 		began := time.Now()

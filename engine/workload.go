@@ -126,6 +126,9 @@ type WorkloadSpec struct {
 	// InsertStartID is the first _id inserted; 0 means KeySpace. Pass the
 	// previous run's NextInsertID to run twice on the same collection.
 	InsertStartID int64 `json:"insert_start_id"`
+	// Date, if set, gives each inserted document a date field (see
+	// DateSpec).
+	Date *DateSpec `json:"date,omitempty"`
 }
 
 // WorkloadResult is what a workload did. Ops has an entry for each
@@ -312,11 +315,14 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	} else if err := checkDistribution(s.Distribution); err != nil {
 		return fail(err)
 	}
+	if err := s.Date.check(); err != nil {
+		return fail(err)
+	}
 	if w.used[opUpdate] || w.used[opInsert] || w.used[opRMW] {
-		if err := checkRange("doc_bytes", int64(s.DocBytes), minDocBytes, maxDocBytes); err != nil {
+		if err := checkRange("doc_bytes", int64(s.DocBytes), int64(minDocBytes+s.Date.elemLen()), maxDocBytes); err != nil {
 			return fail(fmt.Errorf("%w (the size of updated and inserted documents)", err))
 		}
-		w.padLen = padBytes(s.DocBytes)
+		w.padLen = padBytes(s.DocBytes) - s.Date.elemLen()
 	}
 	if s.InsertStartID == 0 {
 		s.InsertStartID = s.KeySpace

@@ -87,7 +87,7 @@ func (w *workloadRun) newOpBuffers(t *workloadThread) *opBuffers {
 		b.updateArg = bson.Raw(b.update)
 	}
 	if w.used[opInsert] {
-		b.insert = appendPadDoc(make([]byte, 0, w.spec.DocBytes), 0, w.padLen, &t.pad)
+		b.insert = appendDatedDoc(make([]byte, 0, w.spec.DocBytes), 0, w.padLen, &t.pad, w.spec.Date, 0)
 		b.insertArg = bson.Raw(b.insert)
 	}
 	return b
@@ -254,6 +254,9 @@ func (w *workloadRun) do(ctx context.Context, t *workloadThread, b *opBuffers, o
 		id := w.nextInsert.Add(1) - 1
 		setFilterID(b.insert, id) // _id sits where it sits in a filter
 		t.pad.fill(b.insert[padDocOverhead-1 : padDocOverhead-1+w.padLen])
+		if d := w.spec.Date; d != nil {
+			setDocDate(b.insert, d.pick(t.pad.next()))
+		}
 		began := time.Now()
 		if _, err := w.coll.InsertOne(ctx, b.insertArg); err != nil {
 			return began, fmt.Errorf("insert _id %d: %w", id, err)

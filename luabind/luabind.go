@@ -60,6 +60,9 @@ type binding struct {
 	// checking is true in Check: nothing may act, params{} ends the run.
 	checking  bool
 	checkDone bool
+
+	// partial is output written since the last newline (record).
+	partial string
 }
 
 type raisedError struct {
@@ -94,6 +97,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
+	defer b.flushOutput()
 	b.openSandbox(L)
 	b.openParams(L)
 	b.openMongod(L)

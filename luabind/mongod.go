@@ -31,6 +31,7 @@ func (b *binding) openMongod(L *lua.LState) {
 		"collection_stats": b.serverCollectionStats,
 		"load":             b.serverLoad,
 		"workload":         b.serverWorkload,
+		"create_index":     b.serverCreateIndex,
 	})
 	mt := L.NewTypeMetatable(serverType)
 	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
@@ -333,14 +334,15 @@ func (b *binding) serverCollectionStats(L *lua.LState) int {
 	return 1
 }
 
-// m:load{ ns=, docs=, doc_bytes=, batch=1000, threads=1, start_id=0 } -> result
+// m:load{ ns=, docs=, doc_bytes=, batch=1000, threads=1, start_id=0, date= } -> result
 //
 // Inserts docs incompressible documents of doc_bytes BSON bytes with _id
-// start_id... The result is engine.LoadResult by its JSON names: docs,
+// start_id... (date = { field=, from=, to= } adds a date field: see
+// dateOption). The result is engine.LoadResult by its JSON names: docs,
 // bytes, elapsed_ns, docs_per_sec, mb_per_sec, batch = {...}, errors.
 func (b *binding) serverLoad(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "load", "ns", "docs", "doc_bytes", "batch", "threads", "start_id")
+	o := checkOptions(L, 2, "load", "ns", "docs", "doc_bytes", "batch", "threads", "start_id", "date")
 	var spec engine.LoadSpec
 	var ok bool
 	if spec.NS, ok = o.str("ns"); !ok {
@@ -358,6 +360,7 @@ func (b *binding) serverLoad(L *lua.LState) int {
 	threads, _ := o.integer("threads")
 	spec.Batch, spec.Threads = clampInt(batch), clampInt(threads)
 	spec.StartID, _ = o.integer("start_id")
+	spec.Date = dateOption(o)
 	res, err := s.Load(b.ctx, spec, b.progress("load "+spec.NS, 0))
 	if err != nil {
 		b.raise(L, "load", err)
@@ -372,7 +375,7 @@ func (b *binding) serverLoad(L *lua.LState) int {
 }
 
 // m:workload{ ns=, ops= | duration= (seconds), threads=1, mix={read=, update=, insert=, scan=, rmw=, query=},
-// working_set=, distribution="uniform", doc_bytes=, seed=, key_space=, insert_start_id=,
+// working_set=, distribution="uniform", doc_bytes=, seed=, key_space=, insert_start_id=, date=,
 // workload=, scan_max=, query=, hot_fraction=, hot_ops=, rate=, rate_step=, warmup=, watch=, watch_interval= } -> result
 //
 // ns defaults to the namespace the playbook loaded last, mix to
@@ -430,6 +433,7 @@ func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) engin
 	spec.Distribution, _ = o.str("distribution")
 	spec.Seed, _ = o.integer("seed")
 	spec.InsertStartID, _ = o.integer("insert_start_id")
+	spec.Date = dateOption(o)
 	docBytes, hasDocBytes := o.integer("doc_bytes")
 	spec.DocBytes = clampInt(docBytes)
 	ws, wsUnit, hasWS := workingSet(o)

@@ -17,13 +17,16 @@ func (b *binding) openReport(L *lua.LState) {
 //
 // Prints the run's steps so far as a table (engine.WriteReport): one row
 // per step, grouped by the label or setting named by by, then min/median/max
-// of ops/s over repeated steps.
+// of ops/s over repeated steps. The call is recorded with the run, so the
+// table can be redrawn from the database (wtd show).
 func (b *binding) reportTable(L *lua.LState) int {
 	o := checkOptions(L, 1, "report.table", "by", "title")
 	var opt engine.ReportOptions
 	opt.By, _ = o.str("by")
 	opt.Title, _ = o.str("title")
-	engine.WriteReport(b.out, b.env.Run.Steps(), opt)
+	steps := b.env.Run.Steps()
+	engine.WriteReport(b.out, steps, opt)
+	b.env.Run.RecordTable(opt, len(steps))
 	return 0
 }
 

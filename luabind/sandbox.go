@@ -90,7 +90,9 @@ func (b *binding) print(L *lua.LState) int {
 	for i := range parts {
 		parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
 	}
-	fmt.Fprintln(b.out, strings.Join(parts, "\t"))
+	line := strings.Join(parts, "\t")
+	fmt.Fprintln(b.out, line)
+	b.record(line + "\n")
 	return 0
 }
 
@@ -102,13 +104,39 @@ func (b *binding) ioWrite(L *lua.LState) int {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
 			io.WriteString(b.out, string(v))
+			b.record(string(v))
 		case lua.LNumber:
 			io.WriteString(b.out, v.String())
+			b.record(v.String())
 		default:
 			L.ArgError(i, "string expected, got "+v.Type().String())
 		}
 	}
 	return 0
+}
+
+// record keeps what the playbook wrote with the run, one event per
+// complete line; flushOutput records an unfinished last line.
+func (b *binding) record(text string) {
+	if b.env.Run == nil {
+		return // checking, before any run
+	}
+	b.partial += text
+	for {
+		line, rest, ok := strings.Cut(b.partial, "\n")
+		if !ok {
+			return
+		}
+		b.env.Run.Output(line)
+		b.partial = rest
+	}
+}
+
+func (b *binding) flushOutput() {
+	if b.partial != "" && b.env.Run != nil {
+		b.env.Run.Output(b.partial)
+		b.partial = ""
+	}
 }
 
 // io.open(path [, mode]) -> file | nil, message

@@ -13,7 +13,7 @@ import (
 // workloadKeys are the options of m:workload (and of sweep.threads'
 // workload).
 var workloadKeys = []string{"ns", "ops", "duration", "threads", "mix", "working_set", "distribution",
-	"doc_bytes", "seed", "key_space", "insert_start_id",
+	"doc_bytes", "seed", "key_space", "insert_start_id", "date",
 	"workload", "scan_max", "query", "hot_fraction", "hot_ops", "rate", "rate_step", "warmup", "watch", "watch_interval"}
 
 // workloadOptions reads the options of m:workload beyond the key space

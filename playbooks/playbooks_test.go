@@ -27,9 +27,15 @@ var small = map[string]map[string]string{
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
 	// 5,000 documents: scans of a few milliseconds, long enough for 16
 	// threads to want more than 5 tickets at once.
-	"tickets.lua": {"docs": "5000", "duration": "2", "threads": "16"},
-	"ycsb.lua":    {"docs": "3000", "doc_bytes": "500", "threads": "4", "duration": "1", "warmup": "0.3"},
-	"knee.lua":    {"docs": "3000", "doc_bytes": "500", "threads": "1,2,4", "duration": "1", "warmup": "0.2"},
+	"tickets.lua":     {"docs": "5000", "duration": "2", "threads": "16"},
+	"ycsb.lua":        {"docs": "3000", "doc_bytes": "500", "threads": "4", "duration": "1", "warmup": "0.3"},
+	"knee.lua":        {"docs": "3000", "doc_bytes": "500", "threads": "1,2,4", "duration": "1", "warmup": "0.2"},
+	"ttl_offpeak.lua": {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
+}
+
+// checks are what a playbook's shrunk run must show besides ok steps.
+var checks = map[string]func(t *testing.T, out string){
+	"ttl_offpeak.lua": checkTTLOffpeak,
 }
 
 func TestPlaybooksRun(t *testing.T) {
@@ -86,9 +92,16 @@ func TestPlaybooksRun(t *testing.T) {
 			if !strings.Contains(out.String(), steps[len(steps)-1].Name) {
 				t.Errorf("%s printed no report table:\n%s", f, out.String())
 			}
+			pointChecked := false
 			if check, ok := points[f]; ok {
 				check(t, steps)
-			} else {
+				pointChecked = true
+			}
+			if check := checks[f]; check != nil {
+				check(t, out.String())
+				pointChecked = true
+			}
+			if !pointChecked {
 				t.Errorf("%s: no check of its experiment's point in this test: add one", f)
 			}
 		})

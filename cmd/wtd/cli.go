@@ -86,7 +86,10 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database (default $WTD_DB, else $XDG_DATA_HOME/wtd/wtd.db or ~/.local/share/wtd/wtd.db)")
 	stores := storeOpener{env: env, flag: &dbFlag}
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
-		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env))
+		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
+		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
+		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing))
+	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }
 

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"wtd/engine/store"
+	"wtd/internal/testbin"
 )
 
 // startWtd starts the wtd binary with a state directory of its own choosing
 // and returns the command and its combined output.
-func startWtd(t *testing.T, state string, args ...string) (*exec.Cmd, *syncBuffer) {
+func startWtd(t testing.TB, state string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	wtd, _ := binaries(t)
+	wtd := testbin.Wtd(t)
 	cmd := exec.Command(wtd, args...)
 	cmd.Env = append(os.Environ(), "WTD_STATE_DIR="+state)
 	out := &syncBuffer{}
@@ -78,11 +79,7 @@ step{ name = "hold", run = function() sleep(2) end }
 		t.Fatalf("second run: %v\n%s", err, out2.String())
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(ctx)
+	st := openDB(t, db)
 	runs, _ := st.ListRuns(ctx, 5)
 	if len(runs) != 2 {
 		t.Fatalf("runs = %+v (the refused one must not be recorded)", runs)
@@ -170,4 +167,16 @@ f:close()
 	if entries, _ := os.ReadDir(filepath.Join(state, "runs")); len(entries) != 0 {
 		t.Errorf("run directory not removed after its files were kept: %v", entries)
 	}
+}
+
+// openDB opens a results database for a test's checks; it is closed when
+// the test ends.
+func openDB(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(context.Background()) })
+	return st
 }

@@ -125,7 +125,6 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", pb, "-p", "novalue"}, `-p "novalue": want name=value`},
 		{[]string{"run", pb, "-p", "a=1", "-p", "a=2"}, "-p a given twice"},
 		{[]string{"runs", "--limit", "many"}, `invalid argument "many" for "--limit"`},
-		{[]string{"show", "first"}, `run "first": want a run id`},
 	} {
 		db := filepath.Join(t.TempDir(), "wtd.db")
 		res := runCLI(t, nil, append(tc.args, "--db", db)...)
@@ -135,5 +134,10 @@ func TestUsageErrors(t *testing.T) {
 		if _, err := os.Stat(db); !os.IsNotExist(err) {
 			t.Errorf("%v created the database", tc.args)
 		}
+	}
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	openDB(t, db)
+	if res := runCLI(t, nil, "show", "--db", db, "first"); res.code != 2 || !strings.Contains(res.stderr, `run "first": want a run id, latest or latest:PLAYBOOK`) {
+		t.Errorf("show first: exit %d\n%s", res.code, res.stderr)
 	}
 }

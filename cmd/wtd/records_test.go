@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/store"
 	"wtd/internal/fakemongod"
 )
 
@@ -38,11 +37,7 @@ report.table{}
 		t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(ctx)
+	st := openDB(t, db)
 	runs, _ := st.ListRuns(ctx, 1)
 	r := runs[0]
 	if r.TargetPath != "" || r.TargetURI != fake.URI() || r.TargetVersion != "7.0.0-fake" {
@@ -93,7 +88,7 @@ report.table{}
 		t.Errorf("report row shows unmeasured figures as numbers: %s", row)
 	}
 	show := runCLI(t, nil, "show", "--db", db, strconv.FormatInt(r.ID, 10))
-	for _, want := range []string{"attached (not started by wtd)", "version 7.0.0-fake", "pages read –", "cache – MB", "unknown"} {
+	for _, want := range []string{"attached (not started by wtd)", "version 7.0.0-fake", "pages read –", "– cache, ", "unknown"} {
 		if !strings.Contains(show.stdout, want) {
 			t.Errorf("show lacks %q:\n%s", want, show.stdout)
 		}
@@ -149,5 +144,37 @@ func TestDatabaseIsPrivate(t *testing.T) {
 		if got := fi.Mode().Perm(); got != want {
 			t.Errorf("%s has mode %o, want %o", path, got, want)
 		}
+	}
+}
+
+// TestDamagedDatabaseIsCheckedFirst: a results database that fails
+// SQLite's quick_check stops the run before any server starts.
+func TestDamagedDatabaseIsCheckedFirst(t *testing.T) {
+	_, mm := binaries(t)
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	pb := writePlaybook(t, "log('x')\n")
+	if res := runCLI(t, nil, "run", "--db", db, pb); res.code != 0 {
+		t.Fatalf("first run: %d\n%s", res.code, res.stderr)
+	}
+	// Overwrite the middle of the file (past the header page) with junk.
+	f, err := os.OpenFile(db, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	junk := make([]byte, fi.Size()/2)
+	for i := range junk {
+		junk[i] = byte(i*7 + 3)
+	}
+	f.WriteAt(junk, 4096)
+	f.Close()
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	res := runCLI(t, nil, "run", "--db", db, "--mongod", mm, writePlaybook(t, "mongod.start{}\n"))
+	if res.code != 1 || !strings.Contains(res.stderr, "check results database "+db+": ") || !strings.Contains(res.stderr, "nothing was started") {
+		t.Errorf("run on a damaged database: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	if pids := serverPIDs(res.stdout + res.stderr); len(pids) > 0 || strings.Contains(res.stdout, "started ") {
+		t.Errorf("a server was started on a damaged database:\n%s", res.stdout)
 	}
 }

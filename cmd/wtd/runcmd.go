@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -16,7 +15,7 @@ import (
 	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/hostctl"
-	"wtd/luabind"
+	"wtd/runner"
 )
 
 // runFlags are wtd run's options.
@@ -136,12 +135,9 @@ func findServer(flag string, getenv func(string) string) (path, how string, err 
 }
 
 func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (*store.Store, error), path string,
-	overrides map[string]string, f runFlags) (retErr error) {
-	src, err := os.ReadFile(path)
+	overrides map[string]string, f runFlags) error {
+	pb, err := runner.ReadPlaybook(ctx, path, overrides)
 	if err != nil {
-		return usageErr("read playbook: %v", err)
-	}
-	if err := luabind.Check(ctx, path, string(src), overrides); err != nil {
 		return usageErr("%v", err)
 	}
 	bin, how, err := findServer(f.mongod, env.Getenv)
@@ -170,59 +166,25 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 
 	progress := newProgress(env)
 	defer progress.close()
-	r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
+	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		Log: progress.logWriter(), Errors: env.Stderr},
-		engine.RunInfo{PlaybookPath: path, Playbook: string(src), Params: stringParams(overrides)})
+		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	lock.SetRun(r.ID)
 	fmt.Fprintf(env.Stderr, "wtd: run %d of %s, results in %s\n", r.ID, path, st.Path())
-
-	// However the run ends, its servers are stopped and its end recorded.
-	finish := func(status, reason string) {
-		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
-		defer fcancel()
-		progress.close()
-		if err := r.Finish(fctx, status, reason); err != nil {
-			fmt.Fprintf(env.Stderr, "wtd: finishing run %d: %v\n", r.ID, err)
-		}
-		hostctl.StopAll(fctx)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			finish(engine.StatusFailed, fmt.Sprintf("panic: %v", p))
-			fmt.Fprintf(env.Stderr, "%s\n", debug.Stack())
-			retErr = &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: panic: %v", r.ID, p)}
-		}
-	}()
-	// Progress names the running step, then the task (e.g. "workload bench.c").
-	update := func(task string, done, total int64, duration time.Duration) {
-		if step := r.CurrentStep(); step != "" {
-			task = step + ": " + task
-		}
-		progress.update(task, done, total, duration)
-	}
-	_, perr := luabind.RunPlaybook(r.Context(), path, string(src), luabind.Env{Run: r, Overrides: overrides, Out: progress.outWriter(), Progress: update})
+	res := r.Play()
 	switch {
-	case perr == nil && r.StoreErr() == nil:
-		finish(engine.StatusOK, "")
+	case res.Status == engine.StatusOK:
 		fmt.Fprintf(env.Stderr, "wtd: run %d ok (wtd show %d)\n", r.ID, r.ID)
 		return nil
-	case r.StoreErr() != nil:
-		finish(engine.StatusFailed, r.StoreErr().Error())
-		return &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: %w", r.ID, r.StoreErr())}
-	case ctx.Err() != nil:
-		finish(engine.StatusAborted, "interrupted: "+context.Cause(ctx).Error())
+	case res.Status == engine.StatusAborted && ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("run %d aborted: interrupted", r.ID)}
+	case runner.IsParamError(res.Err):
+		return &exitError{code: exitUsage, err: fmt.Errorf("run %d failed: %w", r.ID, res.Err)}
 	default:
-		finish(engine.StatusFailed, perr.Error())
-		var pe *luabind.ParamError
-		if errors.As(perr, &pe) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("run %d failed: %w", r.ID, perr)}
-		}
-		return &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: %w", r.ID, perr)}
+		return &exitError{code: exitFailed, err: fmt.Errorf("run %d failed: %w", r.ID, res.Err)}
 	}
 }
 
@@ -251,12 +213,4 @@ func takeLock(ctx context.Context, env Env, state string, holder hostctl.LockHol
 		return nil, &exitError{code: exitFailed, err: err}
 	}
 	return l, nil
-}
-
-func stringParams(m map[string]string) map[string]any {
-	out := map[string]any{}
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -3,106 +3,210 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
+	"io"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"wtd/engine"
 	"wtd/engine/store"
 )
 
+type samplesFlags struct {
+	source  string
+	metrics []string
+	match   string
+	rate    bool
+	format  string
+}
+
 func newSamplesCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	var source, metric, match string
+	var f samplesFlags
 	cmd := &cobra.Command{
 		Use:   "samples RUN",
-		Short: "Print a run's recorded metrics as CSV",
-		Long: `Samples prints what the sampler recorded during a run. With --metric, one
-metric of one source as CSV (time, seconds since the first sample, value);
-without it, the metric names of the source (filtered by --match).
+		Short: "Print a run's sampled metrics: their names, or values as CSV or JSON",
+		Long: `Samples prints what the sampler recorded during a run.
 
-Sources are "host" and "server:m1", "server:m2", ... (see wtd show RUN).`,
-		Example: `  wtd samples 3 --match cache.bytes
-  wtd samples 3 --metric "wiredTiger.cache.bytes currently in the cache"
-  wtd samples 3 --source host --metric cpu.iowait`,
+Without --metric it lists the metric names of the source (only those
+containing --match, in any case). With one or more --metric it prints one row
+per sample: time, seconds since the run's start, the step running then (its
+number and title; empty between steps) and one column per metric, as plain
+decimal numbers (empty where a sample lacks the metric).
+
+--rate turns each metric into its per-second rate between samples, for
+counters: a counter that goes down (the server restarted) starts again from
+zero, so the rate is its new value over the interval, never a negative spike.
+
+Sources are "host" and "server:m1", "server:m2", ... (see wtd show RUN).
+
+` + runArgHelp,
+		Example: `  wtd samples latest --match "cache.bytes"
+  wtd samples 3 --metric "wiredTiger.cache.bytes currently in the cache" --metric "wiredTiger.cache.tracked dirty bytes in the cache"
+  wtd samples 3 --rate --metric "wiredTiger.cache.pages read into cache" --format json
+  wtd samples 3 --source host --metric cpu.user --metric cpu.iowait`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return usageErr("run %q: want a run id (see wtd runs)", args[0])
+			if f.format != "csv" && f.format != "json" {
+				return usageErr("--format %q: want csv or json", f.format)
+			}
+			if f.rate && len(f.metrics) == 0 {
+				return usageErr("--rate needs --metric")
 			}
 			ctx := cmd.Context()
-			st, err := openStore(ctx)
-			if err != nil {
-				return err
-			}
-			defer st.Close(context.WithoutCancel(ctx))
-			if _, err := st.GetRun(ctx, id); err != nil {
-				return usageErr("no run %d (see wtd runs)", id)
-			}
-			srcs, err := st.SampleSources(ctx, id)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			if !contains(srcs, source) {
-				return usageErr("run %d has no samples from %q; its sources: %s", id, source, strings.Join(srcs, ", "))
-			}
-			if metric == "" {
-				return listMetrics(ctx, env, st, id, source, match)
-			}
-			pts, err := st.Series(ctx, id, source, metric)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			if len(pts) == 0 {
-				return usageErr("run %d source %s has no metric %q (list them: wtd samples %d --source %s --match WORD)", id, source, metric, id, source)
-			}
-			fmt.Fprintf(env.Stdout, "time,seconds,%s\n", csvField(metric))
-			for _, p := range pts {
-				fmt.Fprintf(env.Stdout, "%s,%.3f,%g\n", p.TS.UTC().Format(time.RFC3339Nano), p.TS.Sub(pts[0].TS).Seconds(), p.Value)
-			}
-			return nil
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				id, err := resolveRun(ctx, st, args[0])
+				if err != nil {
+					return err
+				}
+				srcs, err := st.SampleSources(ctx, id)
+				if err != nil {
+					return failed(err)
+				}
+				if !slices.Contains(srcs, f.source) {
+					return usageErr("run %d has no samples from %q; its sources: %s", id, f.source, orDash(strings.Join(srcs, ", ")))
+				}
+				names, err := st.MetricNames(ctx, id, f.source)
+				if err != nil {
+					return failed(err)
+				}
+				if len(f.metrics) == 0 {
+					n := 0
+					for _, k := range names {
+						if f.match == "" || strings.Contains(strings.ToLower(k), strings.ToLower(f.match)) {
+							fmt.Fprintln(env.Stdout, k)
+							n++
+						}
+					}
+					fmt.Fprintf(env.Stderr, "%d metrics of %s (of %d)\n", n, f.source, len(names))
+					return nil
+				}
+				metrics := make([]string, len(f.metrics))
+				for i, m := range f.metrics {
+					if metrics[i], err = pickMetric(names, m); err != nil {
+						return usageErr("run %d source %s: %v (list them: wtd samples %d --source %s --match WORD)", id, f.source, err, id, f.source)
+					}
+				}
+				return printSamples(ctx, env.Stdout, st, id, f, metrics)
+			})
 		},
 	}
-	cmd.Flags().StringVar(&source, "source", "server:m1", "sample source")
-	cmd.Flags().StringVar(&metric, "metric", "", "metric to print (dotted serverStatus path or host metric)")
-	cmd.Flags().StringVar(&match, "match", "", "list only metric names containing this text")
+	cmd.Flags().StringVar(&f.source, "source", "server:m1", "sample source")
+	cmd.Flags().StringArrayVar(&f.metrics, "metric", nil, "metric to print, repeatable (dotted serverStatus path or host metric)")
+	cmd.Flags().StringVar(&f.match, "match", "", "list only metric names containing this text (any case)")
+	cmd.Flags().BoolVar(&f.rate, "rate", false, "print per-second rates of counters (a counter that goes down restarts from zero)")
+	cmd.Flags().StringVar(&f.format, "format", "csv", "csv or json")
 	return cmd
 }
 
-func listMetrics(ctx context.Context, env Env, st *store.Store, id int64, source, match string) error {
-	samples, err := st.Samples(ctx, id, source, time.Time{}, time.Time{})
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	names := map[string]bool{}
-	for _, s := range samples {
-		for k := range s.Metrics {
-			if match == "" || strings.Contains(k, match) {
-				names[k] = true
-			}
+// pickMetric finds want among names: exactly, else the one name equal to
+// it in any case.
+func pickMetric(names []string, want string) (string, error) {
+	var folded []string
+	for _, n := range names {
+		if n == want {
+			return n, nil
+		}
+		if strings.EqualFold(n, want) {
+			folded = append(folded, n)
 		}
 	}
-	list := make([]string, 0, len(names))
-	for k := range names {
-		list = append(list, k)
+	if len(folded) == 1 {
+		return folded[0], nil
 	}
-	sort.Strings(list)
-	for _, k := range list {
-		fmt.Fprintln(env.Stdout, k)
+	return "", fmt.Errorf("no metric %q", want)
+}
+
+// stepAt returns the step running at t, or nil.
+func stepAt(steps []engine.StepRecord, t time.Time) *engine.StepRecord {
+	for i := range steps {
+		s := &steps[i]
+		if !t.Before(s.Start) && (s.End.IsZero() || !t.After(s.End)) {
+			return s
+		}
 	}
-	fmt.Fprintf(env.Stderr, "%d samples, %d metrics\n", len(samples), len(list))
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+func decimal(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f samplesFlags, metrics []string) error {
+	run, err := st.GetRun(ctx, id)
+	if err != nil {
+		return failed(err)
+	}
+	rawSteps, err := st.Steps(ctx, id)
+	if err != nil {
+		return failed(err)
+	}
+	steps := engine.StepsFromStore(rawSteps)
+	cols, err := st.SeriesSet(ctx, id, f.source, metrics)
+	if err != nil {
+		return failed(err)
+	}
+	if f.rate {
+		for i := range cols.Values {
+			cols.Values[i] = engine.Rates(cols.TS, cols.Values[i])
 		}
 	}
-	return false
+	if f.format == "json" {
+		type row struct {
+			Time     time.Time  `json:"time"`
+			Seconds  float64    `json:"seconds"`
+			Step     *int       `json:"step"`
+			StepName string     `json:"step_name,omitempty"`
+			Values   []*float64 `json:"values"`
+		}
+		doc := struct {
+			Run     int64    `json:"run"`
+			Source  string   `json:"source"`
+			Rate    bool     `json:"rate"`
+			Metrics []string `json:"metrics"`
+			Rows    []row    `json:"rows"`
+		}{Run: id, Source: f.source, Rate: f.rate, Metrics: metrics, Rows: []row{}}
+		for j, ts := range cols.TS {
+			r := row{Time: ts.UTC(), Seconds: ts.Sub(run.StartedAt).Seconds(), Values: make([]*float64, len(metrics))}
+			if s := stepAt(steps, ts); s != nil {
+				seq := s.Seq
+				r.Step, r.StepName = &seq, s.Title()
+			}
+			for i := range metrics {
+				if v := cols.Values[i][j]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+					r.Values[i] = &v
+				}
+			}
+			doc.Rows = append(doc.Rows, r)
+		}
+		return printJSON(w, doc)
+	}
+	header := []string{"time", "seconds", "step", "step_name"}
+	for _, m := range metrics {
+		if f.rate {
+			m += " (per s)"
+		}
+		header = append(header, csvField(m))
+	}
+	fmt.Fprintln(w, strings.Join(header, ","))
+	for j, ts := range cols.TS {
+		step, name := "", ""
+		if s := stepAt(steps, ts); s != nil {
+			step, name = strconv.Itoa(s.Seq), csvField(s.Title())
+		}
+		line := []string{ts.UTC().Format(time.RFC3339Nano), strconv.FormatFloat(ts.Sub(run.StartedAt).Seconds(), 'f', 3, 64), step, name}
+		for i := range metrics {
+			line = append(line, decimal(cols.Values[i][j]))
+		}
+		fmt.Fprintln(w, strings.Join(line, ","))
+	}
+	return nil
 }
 
 func csvField(s string) string {

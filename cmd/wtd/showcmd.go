@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -11,44 +10,52 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
 	"wtd/engine/store"
 )
 
-func newRunsCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	var limit int
+func newShowCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List recorded runs, newest first",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit < 1 {
-				return usageErr("--limit %d: must be at least 1", limit)
-			}
-			st, err := openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close(context.WithoutCancel(cmd.Context()))
-			runs, err := st.ListRuns(cmd.Context(), limit)
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
-			t := table.NewWriter()
-			t.SetOutputMirror(env.Stdout)
-			t.SetStyle(table.StyleLight)
-			t.AppendHeader(table.Row{"id", "playbook", "start", "duration", "status", "reason"})
-			for _, r := range runs {
-				t.AppendRow(table.Row{r.ID, r.PlaybookPath, r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(r.Reason, 60)})
-			}
-			t.Render()
-			return nil
+		Use:   "show RUN",
+		Short: "Show a run: parameters, servers, steps, provenance, results and its output",
+		Long: `Show prints everything recorded about a run: its parameters (once), the servers
+it started or attached to, the host, the files it kept; every step with its
+start (offset from the run's start) and duration, the server settings in force,
+the cache-state provenance (the eight figures a measured result must state and
+the cold/hot verdict), and the results; then the run's output in time order:
+what the playbook printed, its log() lines, wtd's own events, and the tables
+report.table printed, redrawn from the recorded steps.
+
+` + runArgHelp + `
+
+--json prints the same as one JSON document (its schema is in the README).`,
+		Example: `  wtd show latest
+  wtd show latest:cache_sweep
+  wtd show 12 --json | jq '.steps[] | {name, duration_s}'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				id, err := resolveRun(ctx, st, args[0])
+				if err != nil {
+					return err
+				}
+				rec, err := engine.LoadRunRecord(ctx, st, id)
+				if err != nil {
+					return failed(err)
+				}
+				if asJSON {
+					return printJSON(env.Stdout, showDocument(rec))
+				}
+				showRun(env.Stdout, rec)
+				return nil
+			})
 		},
 	}
-	cmd.Flags().IntVar(&limit, "limit", 20, "how many runs to list")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
 	return cmd
 }
 
@@ -61,73 +68,83 @@ func duration(start, end time.Time) string {
 
 func clip(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > n {
-		return s[:n-1] + "…"
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n-1]) + "…"
 	}
 	return s
 }
 
-func newShowCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	return &cobra.Command{
-		Use:   "show RUN",
-		Short: "Show a run: its steps with settings, provenance and results",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return usageErr("run %q: want a run id (see wtd runs)", args[0])
-			}
-			st, err := openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close(context.WithoutCancel(cmd.Context()))
-			return showRun(cmd.Context(), env.Stdout, st, id)
-		},
-	}
-}
-
-func showRun(ctx context.Context, w io.Writer, st *store.Store, id int64) error {
-	r, err := st.GetRun(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return usageErr("no run %d (see wtd runs)", id)
-	}
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
+func showRun(w io.Writer, rec *engine.RunRecord) {
+	r := rec.Run
 	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, r.PlaybookPath)
 	if r.Reason != "" {
 		fmt.Fprintf(w, "  reason:    %s\n", r.Reason)
 	}
 	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
-	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
-	fmt.Fprintf(w, "  params:    %s\n", compactJSON(r.Params))
 	fmt.Fprintf(w, "  trigger:   %s\n", r.Trigger)
-	showServers(ctx, w, st, id)
-	fmt.Fprintf(w, "  host:      %s\n", compactJSON(r.Host))
+	fmt.Fprintf(w, "  params:    %s\n", orDash(engine.ParamsShort(r.Params)))
+	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
+	showServers(w, rec.Servers)
+	fmt.Fprintf(w, "  host:      %s\n", engine.HostShort(r.Host))
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
-	showArtifacts(ctx, w, st, id)
-	if n, err := st.SampleCount(ctx, id); err == nil {
-		srcs, _ := st.SampleSources(ctx, id)
-		fmt.Fprintf(w, "  samples:   %d (%s)\n", n, strings.Join(srcs, ", "))
+	showArtifacts(w, rec.Files)
+	fmt.Fprintf(w, "  samples:   %d (%s)\n", rec.Samples, strings.Join(rec.Sources, ", "))
+
+	if len(rec.Steps) > 0 {
+		fmt.Fprintf(w, "\nsteps (start is the offset from the run's start)\n")
+		fmt.Fprintf(w, "  %3s  %-44s  %-8s  %9s  %9s\n", "seq", "step", "status", "start", "duration")
+		for _, s := range rec.Steps {
+			fmt.Fprintf(w, "  %3d  %-44s  %-8s  %9s  %9s\n", s.Seq, clip(s.Title(), 44), s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
+		}
 	}
-	steps, err := st.Steps(ctx, id)
-	if err != nil {
-		return &exitError{code: exitFailed, err: err}
-	}
-	for _, s := range steps {
-		fmt.Fprintf(w, "\nstep %d  %s  %s  %s\n", s.Seq, s.Name, s.Status, duration(s.StartedAt, s.EndedAt))
+	var prevParams map[string]any
+	for _, s := range rec.Steps {
+		fmt.Fprintf(w, "\nstep %d  %s  %s  start %s  duration %s\n", s.Seq, s.Name, s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
 		if len(s.Labels) > 0 {
 			fmt.Fprintf(w, "  labels:     %s\n", compactJSON(s.Labels))
 		}
 		if s.Error != "" {
 			fmt.Fprintf(w, "  error:      %s\n", s.Error)
 		}
-		showSettings(w, s.Settings)
-		showProvenance(w, s.Provenance)
-		showResults(w, s.Results)
+		if s.Settings != nil {
+			showSettings(w, s.Settings, prevParams)
+			prevParams = s.Settings.Parameters
+		}
+		showProvenance(w, s.Provenance, rec.Fields(s))
+		showResults(w, s)
 	}
-	return nil
+	showOutput(w, rec)
+}
+
+// offset words t as seconds after start: "+12.3s".
+func offset(start, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return fmt.Sprintf("+%.2fs", t.Sub(start).Seconds())
+}
+
+// showOutput prints the run's events in time order: print lines bare, log
+// lines and wtd's events with their level and source, and the report
+// tables redrawn where they were printed.
+func showOutput(w io.Writer, rec *engine.RunRecord) {
+	if len(rec.Events) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\noutput and events (offset from the run's start)\n")
+	for _, ev := range rec.Events {
+		at := offset(rec.Run.StartedAt, ev.TS)
+		if opt, n, ok := engine.TableOf(ev); ok {
+			fmt.Fprintf(w, "%8s  report.table (redrawn from the record):\n", at)
+			engine.WriteReport(w, rec.Steps[:min(n, len(rec.Steps))], opt)
+			continue
+		}
+		if ev.Source == engine.SourcePrint {
+			fmt.Fprintf(w, "%8s  %s\n", at, ev.Message)
+			continue
+		}
+		fmt.Fprintf(w, "%8s  %-5s %-8s %s\n", at, ev.Level, ev.Source, ev.Message)
+	}
 }
 
 func compactJSON(v any) string {
@@ -138,79 +155,75 @@ func compactJSON(v any) string {
 	return string(b)
 }
 
-func decode(raw json.RawMessage) map[string]any {
-	var m map[string]any
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
-		return nil
+// showSettings prints a step's settings; of the server parameters, only
+// those that changed since the previous step (all of them are in --json).
+func showSettings(w io.Writer, s *engine.Settings, prev map[string]any) {
+	gb := "default"
+	if s.CacheSizeGB != 0 {
+		gb = strconv.FormatFloat(s.CacheSizeGB, 'f', -1, 64)
 	}
-	return m
-}
-
-func showSettings(w io.Writer, raw json.RawMessage) {
-	m := decode(raw)
-	if m == nil {
+	sd := "default"
+	if s.SyncDelay != 0 {
+		sd = strconv.FormatFloat(s.SyncDelay, 'f', -1, 64)
+	}
+	fmt.Fprintf(w, "  settings:   cacheSizeGB=%s (max bytes %d) engineConfig=%q syncdelay=%s\n", gb, s.CacheMaxBytes, s.EngineConfig, sd)
+	if len(s.Parameters) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "  settings:   cacheSizeGB=%s (max bytes %s) engineConfig=%q syncdelay=%s\n",
-		orDefault(m["cache_size_gb"]), plain(m["cache_max_bytes"]), orEmpty(m["engine_config"]), orDefault(m["syncdelay"]))
-	if params, ok := m["parameters"].(map[string]any); ok {
-		keys := make([]string, 0, len(params))
-		for k := range params {
-			keys = append(keys, k)
+	var changed []string
+	for _, k := range sortedKeys(s.Parameters) {
+		if prev == nil || compactJSON(prev[k]) != compactJSON(s.Parameters[k]) {
+			changed = append(changed, k+"="+plain(s.Parameters[k]))
 		}
-		sort.Strings(keys)
-		parts := []string{}
-		for _, k := range keys {
-			parts = append(parts, k+"="+plain(params[k]))
-		}
-		fmt.Fprintf(w, "  parameters: %s\n", strings.Join(parts, " "))
+	}
+	switch {
+	case prev == nil:
+		fmt.Fprintf(w, "  parameters: %d server parameters read (wtd show --json lists them)\n", len(s.Parameters))
+	case len(changed) > 0:
+		fmt.Fprintf(w, "  parameters: changed since the previous step: %s\n", strings.Join(changed, " "))
 	}
 }
 
-func orDefault(v any) string {
-	if v == nil {
-		return "default"
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return plain(v)
+	sort.Strings(keys)
+	return keys
 }
 
 // plain formats a JSON value, whole numbers without exponents.
 func plain(v any) string {
-	if f, ok := v.(float64); ok && f == float64(int64(f)) {
-		return strconv.FormatInt(int64(f), 10)
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	if v == nil {
 		return ""
 	}
-	return fmt.Sprint(v)
-}
-
-func orEmpty(v any) string {
-	if v == nil {
-		return ""
+	if _, ok := v.(map[string]any); ok {
+		return compactJSON(v)
 	}
 	return fmt.Sprint(v)
 }
 
-func showProvenance(w io.Writer, raw json.RawMessage) {
-	m := decode(raw)
-	if m == nil {
+func showProvenance(w io.Writer, p *engine.Provenance, fields []engine.Field) {
+	if p == nil {
 		return
 	}
-	verdict := orEmpty(m["verdict"])
+	verdict := p.Verdict
 	if verdict == "" {
 		verdict = "no verdict"
 	}
-	fmt.Fprintf(w, "  provenance: %s %s: %s docs, %s MB data, %s MB on disk; cache %s MB; memory %s GB (data/memory %s)\n",
-		verdict, orEmpty(m["ns"]), opt(m, "documents", "%.0f", 1), opt(m, "dataset_bytes", "%.1f", 1e6), opt(m, "storage_bytes", "%.1f", 1e6),
-		opt(m, "cache_bytes", "%.0f", 1<<20), opt(m, "memory_bytes", "%.1f", 1<<30), opt(m, "dataset_memory_ratio", "%.3f", 1))
-	fmt.Fprintf(w, "              cleared: %v; warm-up: %v; Cached %s MB -> %s MB %s\n", m["cleared"], m["warmup"],
-		opt(m, "cached_before", "%.1f", 1<<20), opt(m, "cached_after", "%.1f", 1<<20), orEmpty(m["drop_reason"]))
-	fmt.Fprintf(w, "              reason: %v\n", m["reason"])
-	if notes, ok := m["notes"].([]any); ok {
-		for _, n := range notes {
-			fmt.Fprintf(w, "              not measured: %v\n", n)
-		}
+	fmt.Fprintf(w, "  provenance: %s: %s\n", verdict, p.Reason)
+	for _, f := range fields {
+		fmt.Fprintf(w, "    %-22s %s\n", f.Name+":", f.Value)
+	}
+	if p.ApparentMBps != nil {
+		fmt.Fprintf(w, "    %-22s %.1f MB/s read into the cache\n", "apparent read rate:", *p.ApparentMBps)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "    not measured:          %s\n", n)
 	}
 }
 
@@ -224,9 +237,15 @@ func opt(m map[string]any, key, format string, div float64) string {
 	return fmt.Sprintf(format, f/div)
 }
 
-func showServers(ctx context.Context, w io.Writer, st *store.Store, id int64) {
-	servers, err := st.Servers(ctx, id)
-	if err != nil || len(servers) == 0 {
+func optPtr(v *float64, format string, div float64) string {
+	if v == nil {
+		return engine.Dash
+	}
+	return fmt.Sprintf(format, *v/div)
+}
+
+func showServers(w io.Writer, servers []store.ServerRecord) {
+	if len(servers) == 0 {
 		fmt.Fprintf(w, "  servers:   none\n")
 		return
 	}
@@ -235,22 +254,11 @@ func showServers(ctx context.Context, w io.Writer, st *store.Store, id int64) {
 		if i > 0 {
 			label = "             "
 		}
-		how := "attached (not started by wtd)"
-		if s.Started {
-			how = "started by wtd from " + s.Binary
-			if s.PID > 0 {
-				how += fmt.Sprintf(", pid %d", s.PID)
-			}
-		}
-		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), how)
+		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), engine.ServerHow(s))
 	}
 }
 
-func showArtifacts(ctx context.Context, w io.Writer, st *store.Store, id int64) {
-	arts, err := st.Artifacts(ctx, id)
-	if err != nil || len(arts) == 0 {
-		return
-	}
+func showArtifacts(w io.Writer, arts []store.Artifact) {
 	for i, a := range arts {
 		label := "  files:     "
 		if i > 0 {
@@ -271,22 +279,15 @@ func orDash(s string) string {
 	return s
 }
 
-func showResults(w io.Writer, raw json.RawMessage) {
-	m := decode(raw)
-	if m == nil {
-		return
-	}
-	if res, ok := m["result"].(map[string]any); ok {
+func showResults(w io.Writer, s engine.StepRecord) {
+	switch res := s.Result.(type) {
+	case nil:
+	case map[string]any:
 		if ops, ok := res["ops"].(map[string]any); ok {
-			names := make([]string, 0, len(ops))
-			for k := range ops {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			for _, op := range names {
+			for _, op := range sortedKeys(ops) {
 				o, _ := ops[op].(map[string]any)
-				fmt.Fprintf(w, "  %-10s  count %v errors %v  %.0f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms\n", op+":",
-					o["count"], o["errors"], num(o["ops_per_sec"]), num(o["p50_micros"])/1000, num(o["p95_micros"])/1000, num(o["p99_micros"])/1000, num(o["max_micros"])/1000)
+				fmt.Fprintf(w, "  %-10s  count %s errors %s  %.0f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms\n", op+":",
+					plain(o["count"]), plain(o["errors"]), num(o["ops_per_sec"]), num(o["p50_micros"])/1000, num(o["p95_micros"])/1000, num(o["p99_micros"])/1000, num(o["max_micros"])/1000)
 			}
 		} else if _, ok := res["docs_per_sec"]; ok {
 			fmt.Fprintf(w, "  load:       %v docs, %.0f docs/s, %.1f MB/s", plain(res["docs"]), num(res["docs_per_sec"]), num(res["mb_per_sec"]))
@@ -295,18 +296,22 @@ func showResults(w io.Writer, raw json.RawMessage) {
 			}
 			fmt.Fprintln(w)
 		} else {
-			fmt.Fprintf(w, "  result:     %s\n", compactJSON(res))
+			fmt.Fprintf(w, "  result:     %s\n", clip(compactJSON(res), 400))
 		}
-	} else if r, ok := m["result"]; ok {
-		fmt.Fprintf(w, "  result:     %s\n", compactJSON(r))
+	default:
+		fmt.Fprintf(w, "  result:     %s\n", clip(compactJSON(res), 400))
 	}
-	if sv, ok := m["server"].(map[string]any); ok {
+	if sv := s.Server; sv != nil {
 		fmt.Fprintf(w, "  server:     pages read %s, bytes read %s MB, evicted unmodified %s / modified %s, by app threads %s (%s ms)",
-			opt(sv, "pages_read", "%.0f", 1), opt(sv, "bytes_read", "%.1f", 1e6), opt(sv, "evicted_unmodified", "%.0f", 1),
-			opt(sv, "evicted_modified", "%.0f", 1), opt(sv, "app_thread_evicted", "%.0f", 1), opt(sv, "app_thread_evict_micros", "%.1f", 1000))
-		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", opt(sv, "cache_used_peak", "%.1f", 1e6), opt(sv, "dirty_peak", "%.1f", 1e6))
-		if per, ok := sv["per_op"].(map[string]any); ok && len(per) > 0 {
-			fmt.Fprintf(w, "  per op:     %s\n", compactJSON(per))
+			optPtr(sv.PagesRead, "%.0f", 1), optPtr(sv.BytesRead, "%.1f", 1e6), optPtr(sv.EvictedUnmodified, "%.0f", 1),
+			optPtr(sv.EvictedModified, "%.0f", 1), optPtr(sv.AppThreadEvicted, "%.0f", 1), optPtr(sv.AppEvictMicros, "%.1f", 1000))
+		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", optPtr(sv.CacheUsedPeak, "%.1f", 1e6), optPtr(sv.DirtyPeak, "%.1f", 1e6))
+		if len(sv.PerOp) > 0 {
+			parts := []string{}
+			for _, k := range sortedKeys(sv.PerOp) {
+				parts = append(parts, fmt.Sprintf("%s %.3f", strings.ReplaceAll(k, "_", " "), sv.PerOp[k]))
+			}
+			fmt.Fprintf(w, "  per op:     %s\n", strings.Join(parts, ", "))
 		}
 	}
 }

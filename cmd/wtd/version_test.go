@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"wtd/engine/store"
 )
 
 // TestVersionNamesTheCommit: the binary built from a checkout says which
@@ -32,11 +30,7 @@ func TestVersionNamesTheCommit(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 	ctx := context.Background()
-	st, err := store.Open(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close(ctx)
+	st := openDB(t, db)
 	r, err := st.GetRun(ctx, 1)
 	if err != nil || !strings.Contains(r.WtdVersion, "commit "+commit) {
 		t.Errorf("run records wtd %q (%v), want commit %s", r.WtdVersion, err, commit)

@@ -205,24 +205,5 @@ func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
 // ListRuns returns the newest runs first, at most limit of them (all when
 // limit <= 0).
 func (s *Store) ListRuns(ctx context.Context, limit int) ([]Run, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := s.r.QueryContext(ctx, "SELECT "+runColumns+" FROM runs ORDER BY id DESC LIMIT ?", limit)
-	if err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	defer rows.Close()
-	var runs []Run
-	for rows.Next() {
-		r, err := s.scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list runs: %w", err)
-		}
-		runs = append(runs, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list runs: %w", err)
-	}
-	return runs, nil
+	return s.FindRuns(ctx, RunFilter{Limit: limit})
 }

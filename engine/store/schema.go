@@ -110,6 +110,22 @@ CREATE TABLE artifacts (
 	PRIMARY KEY (run_id, path)
 ) WITHOUT ROWID;
 `,
+	// 3: the daemon's history: schedules firing, skipping and ending runs,
+	// windows opening and closing (with the values before and after), the
+	// daemon starting, reloading and stopping.
+	`
+CREATE TABLE schedule_events (
+	id     INTEGER PRIMARY KEY,
+	ts     INTEGER NOT NULL,
+	kind   TEXT    NOT NULL CHECK (kind IN ('schedule', 'window', 'daemon')),
+	name   TEXT    NOT NULL DEFAULT '',          -- the schedule's or window's name
+	event  TEXT    NOT NULL,                     -- fire, skip, end; open, close, open-failed, close-failed; start, reload, stop
+	run_id INTEGER REFERENCES runs (id) ON DELETE SET NULL,
+	detail TEXT    NOT NULL DEFAULT '',          -- why, in words (a skip's holder, a failure's error)
+	attrs  TEXT                                  -- JSON: a run's status and trigger, a window's values before and after
+);
+CREATE INDEX schedule_events_by_name ON schedule_events (kind, name, ts);
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own

@@ -72,6 +72,7 @@ type Store struct {
 	failed  error // first failure of an asynchronous write since the last Flush
 	nfailed int   // how many more failed
 	wake    chan struct{}
+	arm     chan struct{} // an asynchronous write waits: start the flush timer
 	stop    chan struct{}
 
 	writerCtx    context.Context
@@ -151,6 +152,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		r:          r,
 		self:       currentOwner(),
 		wake:       make(chan struct{}, 1),
+		arm:        make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
@@ -278,8 +280,14 @@ func (s *Store) enqueue(o op) {
 		return
 	}
 	s.queue = append(s.queue, queued{op: o})
-	if len(s.queue) >= s.opts.BatchSize {
+	switch {
+	case len(s.queue) >= s.opts.BatchSize:
 		s.signal()
+	case len(s.queue) == 1:
+		select {
+		case s.arm <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -322,26 +330,29 @@ func (s *Store) OnFailure(fn func(error)) {
 // QuickCheck runs SQLite's quick_check on the database and returns an error
 // naming the first problem it finds.
 func (s *Store) QuickCheck(ctx context.Context) error {
+	fail := func(what any) error {
+		return fmt.Errorf("check results database %s: %v: nothing was started; move the file aside or restore a copy (--db names another database)", s.path, what)
+	}
 	rows, err := s.r.QueryContext(ctx, "PRAGMA quick_check")
 	if err != nil {
-		return fmt.Errorf("check results database %s: %w", s.path, err)
+		return fail(err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var line string
 		if err := rows.Scan(&line); err != nil {
-			return fmt.Errorf("check results database %s: %w", s.path, err)
+			return fail(err)
 		}
 		if line != "ok" {
 			problems = append(problems, line)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("check results database %s: %w", s.path, err)
+		return fail(err)
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("check results database %s: %d problems, first: %s", s.path, len(problems), problems[0])
+		return fail(fmt.Sprintf("%d problems, first: %s", len(problems), problems[0]))
 	}
 	return nil
 }
@@ -367,19 +378,26 @@ func (s *Store) takeFailure() error {
 }
 
 // writeLoop is the writer goroutine: it commits the queue in batches until
-// Close, then commits what is left.
+// Close, then commits what is left. An asynchronous write waits at most
+// FlushInterval: the first one queued starts a timer, so an idle store
+// wakes nobody.
 func (s *Store) writeLoop() {
 	defer close(s.writerDone)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	var tick <-chan time.Time
-	if s.opts.FlushInterval > 0 {
-		t := time.NewTicker(s.opts.FlushInterval)
-		defer t.Stop()
-		tick = t.C
-	}
 	for {
 		select {
 		case <-s.wake:
 		case <-tick:
+			tick = nil
+		case <-s.arm:
+			if tick == nil && s.opts.FlushInterval > 0 {
+				timer.Reset(s.opts.FlushInterval)
+				tick = timer.C
+			}
+			continue
 		case <-s.stop:
 			s.drain()
 			return

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/jedib0t/go-pretty/v6/table"
+	"github.com/jedib0t/go-pretty/v6/text"
+	"github.com/spf13/cobra"
+
+	"wtd/engine"
+	"wtd/engine/compare"
+	"wtd/engine/store"
+)
+
+type compareFlags struct {
+	opt      compare.Options
+	baseline string
+	asJSON   bool
+}
+
+func newCompareCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare A B [C...] | compare --baseline RUN",
+		Short: "Compare runs step by step: did anything change beyond noise?",
+		Long: `Compare matches the steps of run B (and C, ...) with those of run A by name,
+labels and round, and for each matched step and measure (ops/s, p50, p99,
+pages read per operation, cache peak, dirty peak, application-thread eviction
+time; --measure picks some) prints both values, the change in percent and a
+verdict: faster, slower, no difference, or not comparable. Steps repeated in rounds get one more row
+with all their rounds together. Peaks are higher or lower, not faster or
+slower.
+
+The verdict comes from a test at level --alpha on repeated values: the
+per-second series of the steps (ops/s, p99; the last, partial second left
+out), else one value per round. --test mwu (the default) is Mann-Whitney's U
+test; --test bootstrap is a percentile bootstrap interval of the change of the
+median. With fewer than 3 values on a side, or when the test cannot tell, the
+verdict is "no difference".
+
+Runs with different parameters, playbooks (or playbook text), servers
+(versions) or hosts (cores, memory) are "not comparable", with the reasons;
+--force compares them anyway. A step that failed in either run is not
+comparable.
+
+--baseline RUN compares RUN with the previous ok run of the same playbook
+with the same parameters.
+
+` + runArgHelp,
+		Example: `  wtd compare 12 14
+  wtd compare --baseline latest:cache_sweep
+  wtd compare 12 14 --json | jq '.[0].steps[] | select(.verdict == "slower")'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.baseline == "" && len(args) < 2 {
+				return usageErr("compare needs two runs or more, or --baseline RUN")
+			}
+			if f.baseline != "" && len(args) > 0 {
+				return usageErr("--baseline RUN takes no other runs")
+			}
+			if !(f.opt.Alpha > 0 && f.opt.Alpha < 1) {
+				return usageErr("--alpha %v: want a level between 0 and 1, such as 0.05", f.opt.Alpha)
+			}
+			if f.opt.Test != compare.TestMannWhitney && f.opt.Test != compare.TestBootstrap {
+				return usageErr("--test %q: want mwu or bootstrap", f.opt.Test)
+			}
+			if err := compare.CheckMeasures(f.opt.Measures); err != nil {
+				return usageErr("--measure: %v", err)
+			}
+			ctx := cmd.Context()
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				results, err := runComparisons(ctx, st, args, f)
+				if err != nil {
+					return err
+				}
+				if f.asJSON {
+					return printJSON(env.Stdout, results)
+				}
+				for i, r := range results {
+					if i > 0 {
+						fmt.Fprintln(env.Stdout)
+					}
+					printComparison(env.Stdout, r)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().Float64Var(&f.opt.Alpha, "alpha", compare.DefaultAlpha, "significance level of the tests")
+	cmd.Flags().BoolVar(&f.opt.Force, "force", false, "compare runs that are not comparable (different parameters, servers, ...)")
+	cmd.Flags().StringVar(&f.opt.Test, "test", compare.TestMannWhitney, "mwu (Mann-Whitney U) or bootstrap (interval of the median's change)")
+	cmd.Flags().StringSliceVar(&f.opt.Measures, "measure", nil, "show only these measures (comma list): "+strings.Join(compare.MeasureNames, ", "))
+	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare RUN with the previous ok run of its playbook with the same parameters")
+	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print a JSON array of comparisons")
+	return cmd
+}
+
+func runComparisons(ctx context.Context, st *store.Store, args []string, f compareFlags) ([]*compare.Result, error) {
+	if f.baseline != "" {
+		id, err := resolveRun(ctx, st, f.baseline)
+		if err != nil {
+			return nil, err
+		}
+		r, err := compare.Baseline(ctx, st, id, f.opt)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, usageErr("%v", err)
+		}
+		return []*compare.Result{r}, failed(err)
+	}
+	ids := make([]int64, len(args))
+	for i, a := range args {
+		id, err := resolveRun(ctx, st, a)
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	base, err := engine.LoadRunRecord(ctx, st, ids[0])
+	if err != nil {
+		return nil, failed(err)
+	}
+	var out []*compare.Result
+	for _, id := range ids[1:] {
+		rec, err := engine.LoadRunRecord(ctx, st, id)
+		if err != nil {
+			return nil, failed(err)
+		}
+		out = append(out, compare.Records(base, rec, f.opt))
+	}
+	return out, nil
+}
+
+func runLine(r compare.RunRef) string {
+	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, r.Playbook, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
+}
+
+// fmtValue prints a measure with the precision its size calls for.
+func fmtValue(v *float64) string {
+	if v == nil {
+		return engine.Dash
+	}
+	switch a := math.Abs(*v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", *v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", *v)
+	case a >= 0.1:
+		return fmt.Sprintf("%.3f", *v)
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
+
+func printComparison(w io.Writer, r *compare.Result) {
+	fmt.Fprintf(w, "%s\n  compared with %s\n", runLine(r.B), runLine(r.A))
+	switch {
+	case r.Comparable:
+		fmt.Fprintf(w, "comparable: same playbook, parameters, servers and host\n")
+	case r.Forced:
+		fmt.Fprintf(w, "NOT COMPARABLE, compared anyway (--force):\n")
+	default:
+		fmt.Fprintf(w, "NOT COMPARABLE (--force compares them anyway):\n")
+	}
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(w, "  - %s\n", reason)
+	}
+	test := "Mann-Whitney U"
+	if r.Test == compare.TestBootstrap {
+		test = "bootstrap interval of the median's change"
+	}
+	fmt.Fprintf(w, "test: %s at alpha %g, on per-second values (ops/s, p99) or one value per round\n", test, r.Alpha)
+	t := table.NewWriter()
+	t.SetOutputMirror(w)
+	t.SetStyle(table.StyleLight)
+	t.AppendHeader(table.Row{"step", "measure", fmt.Sprintf("run %d", r.A.ID), fmt.Sprintf("run %d", r.B.ID), "change", "n", "p / interval", "verdict"})
+	for i, s := range r.Steps {
+		if i > 0 {
+			t.AppendSeparator()
+		}
+		for j, m := range s.Measures {
+			step := ""
+			if j == 0 {
+				step = s.Step
+			}
+			change := engine.Dash
+			if m.ChangePct != nil {
+				change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
+			}
+			n, evidence := "", ""
+			switch {
+			case m.P != nil:
+				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
+			case m.CI != nil:
+				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
+			case m.Verdict == compare.NoDifference:
+				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), "no test"
+			}
+			t.AppendRow(table.Row{clip(step, 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, m.Verdict})
+		}
+	}
+	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}, {Number: 4, Align: text.AlignRight}, {Number: 5, Align: text.AlignRight}})
+	t.Render()
+	for _, k := range r.OnlyInA {
+		fmt.Fprintf(w, "only in run %d: %s\n", r.A.ID, k)
+	}
+	for _, k := range r.OnlyInB {
+		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, k)
+	}
+	var slower, faster []string
+	for _, s := range r.Steps {
+		switch s.Verdict {
+		case compare.Slower:
+			slower = append(slower, s.Step)
+		case compare.Faster:
+			faster = append(faster, s.Step)
+		}
+	}
+	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
+		fmt.Fprintf(w, "verdict: no step is faster or slower in ops/s at alpha %g\n", r.Alpha)
+	}
+	if len(slower) > 0 {
+		fmt.Fprintf(w, "verdict: slower in ops/s: %s\n", strings.Join(slower, "; "))
+	}
+	if len(faster) > 0 {
+		fmt.Fprintf(w, "verdict: faster in ops/s: %s\n", strings.Join(faster, "; "))
+	}
+}

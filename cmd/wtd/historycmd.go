@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"wtd/engine"
+	"wtd/engine/compare"
+	"wtd/engine/store"
+)
+
+func newHistoryCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	var opt compare.HistoryOptions
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "history PLAYBOOK",
+		Short: "Follow a measure of each step across a playbook's runs and find where it changed",
+		Long: `History takes the ok runs of a playbook that have the same parameters as its
+newest ok run, oldest first, and follows one measure of each matched step
+(same name, labels and round) across them. It finds change points by
+E-divisive means (the energy statistic splits the series where the
+distributions on either side differ most) and keeps a split only when
+Welch's t-test between the two sides gives p < --alpha; then it searches both
+sides again. Each change point is marked regression or improvement (peaks:
+change) with its size. Pairwise comparisons of nightly runs cry wolf; change
+points look at the whole series.
+
+Measures: ` + strings.Join(compare.MeasureNames, ", ") + `.
+PLAYBOOK is a path, a file name or a file name without .lua.`,
+		Example: `  wtd history cache_sweep
+  wtd history cache_sweep --metric p99 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !(opt.Alpha > 0 && opt.Alpha < 1) {
+				return usageErr("--alpha %v: want a level between 0 and 1", opt.Alpha)
+			}
+			if opt.MinSegment < 2 {
+				return usageErr("--min-runs %d: want 2 or more", opt.MinSegment)
+			}
+			ctx := cmd.Context()
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				h, err := compare.LoadHistory(ctx, st, args[0], opt)
+				if errors.Is(err, store.ErrNotFound) {
+					return usageErr("%v", err)
+				}
+				if err != nil && strings.HasPrefix(err.Error(), "unknown measure") {
+					return usageErr("--metric: %v", err)
+				}
+				if err != nil {
+					return failed(err)
+				}
+				if asJSON {
+					return printJSON(env.Stdout, h)
+				}
+				printHistory(env.Stdout, h)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().StringVar(&opt.Measure, "metric", "ops/s", "measure to follow: "+strings.Join(compare.MeasureNames, ", "))
+	cmd.Flags().Float64Var(&opt.Alpha, "alpha", compare.DefaultHistoryAlpha, "significance level of a change point")
+	cmd.Flags().IntVar(&opt.MinSegment, "min-runs", compare.DefaultMinSegment, "fewest runs on each side of a change point")
+	cmd.Flags().IntVar(&opt.Limit, "limit", 0, "the newest N runs only (0: all)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+// sparkline draws values as block characters, "·" where a run lacks one.
+func sparkline(pts []compare.HistoryPoint) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		if p.Value != nil {
+			lo, hi = math.Min(lo, *p.Value), math.Max(hi, *p.Value)
+		}
+	}
+	blocks := []rune("▁▂▃▄▅▆▇█")
+	var b strings.Builder
+	for _, p := range pts {
+		switch {
+		case p.Value == nil:
+			b.WriteRune('·')
+		case hi == lo:
+			b.WriteRune(blocks[3])
+		default:
+			b.WriteRune(blocks[int(math.Round((*p.Value-lo)/(hi-lo)*7))])
+		}
+	}
+	return b.String()
+}
+
+func printHistory(w io.Writer, h *compare.History) {
+	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, h.Playbook, plural(len(h.Runs), "ok run"), orDash(engine.ParamsShort(h.Params)))
+	if len(h.Runs) > 0 {
+		fmt.Fprintf(w, ", runs %d to %d", h.Runs[0].ID, h.Runs[len(h.Runs)-1].ID)
+	}
+	fmt.Fprintln(w)
+	if h.Skipped > 0 {
+		fmt.Fprintf(w, "(%s with other parameters left out)\n", plural(h.Skipped, "ok run"))
+	}
+	fmt.Fprintf(w, "change points: E-divisive means, Welch's t-test at alpha %g\n", h.Alpha)
+	for _, s := range h.Series {
+		var vals []float64
+		for _, p := range s.Points {
+			if p.Value != nil {
+				vals = append(vals, *p.Value)
+			}
+		}
+		fmt.Fprintf(w, "\n%s\n  %s\n", s.Step, sparkline(s.Points))
+		if len(vals) == 0 {
+			fmt.Fprintf(w, "  not measured\n")
+			continue
+		}
+		st := engine.Summarise(vals)
+		last := vals[len(vals)-1]
+		fmt.Fprintf(w, "  %d values: last %s, min %s, median %s, max %s\n", len(vals), fmtValue(&last), fmtValue(&st.Min), fmtValue(&st.Median), fmtValue(&st.Max))
+		if len(s.Changes) == 0 {
+			fmt.Fprintf(w, "  no change point\n")
+		}
+		for _, c := range s.Changes {
+			fmt.Fprintf(w, "  %s at run %d: %+.1f%% (%s -> %s, p %.2g)\n", c.Kind, c.Run, c.ChangePct, fmtValue(&c.Before), fmtValue(&c.After), c.P)
+		}
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

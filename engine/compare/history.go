@@ -1,0 +1,171 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+// HistoryOptions shape a history.
+type HistoryOptions struct {
+	// Measure is one of MeasureNames (default "ops/s").
+	Measure string
+	// Alpha is the significance level of a change point (default
+	// DefaultHistoryAlpha).
+	Alpha float64
+	// MinSegment is the fewest runs on each side of a change point
+	// (default DefaultMinSegment).
+	MinSegment int
+	// Limit keeps the newest runs only (0: all).
+	Limit int
+}
+
+// MeasureNames are the measures a history can follow, as flags name them.
+var MeasureNames = []string{"ops/s", "p50", "p99", "pages/op", "cache-peak", "dirty-peak", "app-evict"}
+
+func measureNamed(name string) (measure, error) {
+	if name == "" {
+		name = "ops/s"
+	}
+	for i, n := range MeasureNames {
+		if strings.EqualFold(name, n) || strings.EqualFold(name, measures[i].name) {
+			return measures[i], nil
+		}
+	}
+	return measure{}, fmt.Errorf("unknown measure %q: want one of %s", name, strings.Join(MeasureNames, ", "))
+}
+
+// HistoryPoint is a step's measure in one run (nil: not measured there).
+type HistoryPoint struct {
+	Run   int64    `json:"run"`
+	Value *float64 `json:"value"`
+}
+
+// HistoryChange is a change point of a step's measure across runs.
+type HistoryChange struct {
+	ChangePoint
+	// Run is the first run after the change.
+	Run int64 `json:"run"`
+	// Kind is regression, improvement, or change (for a measure that is
+	// neither better higher nor lower).
+	Kind string `json:"kind"`
+}
+
+// HistorySeries is one matched step across the runs.
+type HistorySeries struct {
+	Step    string          `json:"step"`
+	Points  []HistoryPoint  `json:"points"`
+	Changes []HistoryChange `json:"changes"`
+}
+
+// History is a measure of each matched step across the ok runs of a
+// playbook with the same parameters, oldest first, with its change points.
+type History struct {
+	Playbook string          `json:"playbook"`
+	Measure  string          `json:"measure"`
+	Params   map[string]any  `json:"params"`
+	Alpha    float64         `json:"alpha"`
+	Runs     []RunRef        `json:"runs"`
+	Series   []HistorySeries `json:"series"`
+	// Skipped counts the ok runs of the playbook left out because their
+	// parameters differ from the newest run's.
+	Skipped int `json:"skipped_other_params"`
+}
+
+// LoadHistory reads the ok runs of playbook that have the newest one's
+// parameters and finds the change points of opt.Measure in each step.
+func LoadHistory(ctx context.Context, st *store.Store, playbook string, opt HistoryOptions) (*History, error) {
+	m, err := measureNamed(opt.Measure)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := st.FindRuns(ctx, store.RunFilter{Playbook: playbook, Status: store.StatusOK})
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no ok run of playbook %s: %w", playbook, store.ErrNotFound)
+	}
+	var kept []store.Run
+	skipped := 0
+	for _, r := range runs {
+		if store.SameParams(r.Params, runs[0].Params) && (opt.Limit <= 0 || len(kept) < opt.Limit) {
+			kept = append(kept, r)
+		} else if !store.SameParams(r.Params, runs[0].Params) {
+			skipped++
+		}
+	}
+	steps := make([][]engine.StepRecord, len(kept))
+	for i, r := range kept {
+		raw, err := st.Steps(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		steps[len(kept)-1-i] = engine.StepsFromStore(raw)
+	}
+	refs := make([]RunRef, len(kept))
+	for i, r := range kept {
+		refs[len(kept)-1-i] = ref(r)
+	}
+	h := BuildHistory(refs, steps, m, opt)
+	h.Playbook, h.Skipped = playbook, skipped
+	return h, nil
+}
+
+// BuildHistory follows measure m of every step across runs (oldest first;
+// steps[i] are the steps of runs[i]).
+func BuildHistory(runs []RunRef, steps [][]engine.StepRecord, m measure, opt HistoryOptions) *History {
+	if opt.Alpha <= 0 || opt.Alpha >= 1 {
+		opt.Alpha = DefaultHistoryAlpha
+	}
+	h := &History{Measure: m.name, Alpha: opt.Alpha, Runs: runs, Series: []HistorySeries{}}
+	if len(runs) > 0 {
+		h.Params = runs[len(runs)-1].Params
+	}
+	var order []string
+	byStep := map[string][]HistoryPoint{}
+	for i, list := range steps {
+		keys, byKey := matchKeys(list)
+		for _, k := range keys {
+			st := byKey[k]
+			if _, ok := byStep[k]; !ok {
+				order = append(order, k)
+				byStep[k] = make([]HistoryPoint, len(runs))
+				for j := range runs {
+					byStep[k][j].Run = runs[j].ID
+				}
+			}
+			if v := m.value(engine.MeasuresOf(st)); v != nil && st.Status == engine.StatusOK {
+				x := *v * m.scale
+				byStep[k][i].Value = &x
+			}
+		}
+	}
+	for _, k := range order {
+		pts := byStep[k]
+		var vals []float64
+		var at []int
+		for i, p := range pts {
+			if p.Value != nil {
+				vals = append(vals, *p.Value)
+				at = append(at, i)
+			}
+		}
+		s := HistorySeries{Step: k, Points: pts, Changes: []HistoryChange{}}
+		for _, cp := range ChangePoints(vals, opt.Alpha, opt.MinSegment) {
+			kind := "change"
+			switch direction(cp.After > cp.Before, m.better) {
+			case Faster:
+				kind = "improvement"
+			case Slower:
+				kind = "regression"
+			}
+			s.Changes = append(s.Changes, HistoryChange{ChangePoint: cp, Run: pts[at[cp.Index]].Run, Kind: kind})
+		}
+		h.Series = append(h.Series, s)
+	}
+	return h
+}

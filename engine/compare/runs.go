@@ -1,0 +1,429 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+// Options shape a comparison of runs.
+type Options struct {
+	// Alpha is the significance level (default 0.05).
+	Alpha float64
+	// Force compares runs whose parameters, playbook, servers or host
+	// differ (the reasons are still listed).
+	Force bool
+	// Test is TestMannWhitney (default) or TestBootstrap.
+	Test string
+	// Measures, if not empty, keeps only these measures in the rows (names
+	// of MeasureNames); verdicts are the same.
+	Measures []string
+}
+
+// DefaultAlpha is the significance level of a comparison.
+const DefaultAlpha = 0.05
+
+func (o Options) withDefaults() Options {
+	if o.Alpha <= 0 || o.Alpha >= 1 {
+		o.Alpha = DefaultAlpha
+	}
+	if o.Test == "" {
+		o.Test = TestMannWhitney
+	}
+	return o
+}
+
+// RunRef names a compared run.
+type RunRef struct {
+	ID        int64          `json:"id"`
+	Playbook  string         `json:"playbook"`
+	Status    string         `json:"status"`
+	StartedAt time.Time      `json:"started_at"`
+	Params    map[string]any `json:"params"`
+}
+
+// MeasureRow is one measure of a matched step in both runs.
+type MeasureRow struct {
+	Measure   string   `json:"measure"`
+	A         *float64 `json:"a"`
+	B         *float64 `json:"b"`
+	ChangePct *float64 `json:"change_pct"`
+	Judgement
+}
+
+// StepRow compares one matched step, or all the rounds of a repeated step
+// together (Rounds true).
+type StepRow struct {
+	Step     string         `json:"step"` // name and labels, as the run's log names it
+	Name     string         `json:"name"`
+	Labels   map[string]any `json:"labels"`
+	Rounds   bool           `json:"all_rounds"`
+	SeqA     []int          `json:"seq_a"`
+	SeqB     []int          `json:"seq_b"`
+	Verdict  string         `json:"verdict"` // from ops/s, or not comparable
+	Note     string         `json:"note,omitempty"`
+	Measures []MeasureRow   `json:"measures"`
+}
+
+// Result compares run B with run A.
+type Result struct {
+	A          RunRef    `json:"a"`
+	B          RunRef    `json:"b"`
+	Comparable bool      `json:"comparable"`
+	Reasons    []string  `json:"reasons"` // why the runs are not comparable
+	Forced     bool      `json:"forced"`
+	Alpha      float64   `json:"alpha"`
+	Test       string    `json:"test"`
+	Steps      []StepRow `json:"steps"`
+	OnlyInA    []string  `json:"only_in_a"`
+	OnlyInB    []string  `json:"only_in_b"`
+}
+
+// Runs compares run b with run a, both read from st.
+func Runs(ctx context.Context, st *store.Store, a, b int64, opt Options) (*Result, error) {
+	ra, err := engine.LoadRunRecord(ctx, st, a)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := engine.LoadRunRecord(ctx, st, b)
+	if err != nil {
+		return nil, err
+	}
+	return Records(ra, rb, opt), nil
+}
+
+// Baseline compares run id with its baseline: the previous ok run of the
+// same playbook with the same parameters (store.PreviousOK). It is the
+// regression verdict of a repeated (scheduled) run; no baseline gives an
+// error wrapping store.ErrNotFound.
+func Baseline(ctx context.Context, st *store.Store, id int64, opt Options) (*Result, error) {
+	r, err := st.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	base, err := st.PreviousOK(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return Runs(ctx, st, base.ID, id, opt)
+}
+
+// Regressions returns the matched steps whose verdict is slower.
+func (r *Result) Regressions() []StepRow {
+	var out []StepRow
+	for _, s := range r.Steps {
+		if s.Verdict == Slower {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func ref(r store.Run) RunRef {
+	return RunRef{ID: r.ID, Playbook: r.PlaybookPath, Status: r.Status, StartedAt: r.StartedAt, Params: r.Params}
+}
+
+// Reasons lists why two runs are not comparable: different playbooks or
+// playbook text, parameters, servers (versions) or hosts (cores, memory).
+func Reasons(a, b *engine.RunRecord) []string {
+	var out []string
+	ra, rb := a.Run, b.Run
+	if path.Base(ra.PlaybookPath) != path.Base(rb.PlaybookPath) {
+		out = append(out, fmt.Sprintf("different playbooks: %s and %s", ra.PlaybookPath, rb.PlaybookPath))
+	} else if ra.PlaybookSHA256 != rb.PlaybookSHA256 {
+		out = append(out, fmt.Sprintf("the playbook's text differs (sha256 %.12s and %.12s)", ra.PlaybookSHA256, rb.PlaybookSHA256))
+	}
+	keys := map[string]bool{}
+	for k := range ra.Params {
+		keys[k] = true
+	}
+	for k := range rb.Params {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		va, okA := ra.Params[k]
+		vb, okB := rb.Params[k]
+		if !okA || !okB || !store.SameParams(map[string]any{k: va}, map[string]any{k: vb}) {
+			out = append(out, fmt.Sprintf("parameter %s: %s and %s", k, paramText(va, okA), paramText(vb, okB)))
+		}
+	}
+	sa, sb := serverText(a.Servers), serverText(b.Servers)
+	if sa != sb {
+		out = append(out, fmt.Sprintf("servers differ: %s and %s", sa, sb))
+	}
+	if ra.Host.Cores != rb.Host.Cores || ra.Host.MemoryBytes != rb.Host.MemoryBytes {
+		out = append(out, fmt.Sprintf("hosts differ: %d cores %.1f GB and %d cores %.1f GB", ra.Host.Cores,
+			float64(ra.Host.MemoryBytes)/(1<<30), rb.Host.Cores, float64(rb.Host.MemoryBytes)/(1<<30)))
+	}
+	return out
+}
+
+func paramText(v any, ok bool) string {
+	if !ok {
+		return "(not set)"
+	}
+	return engine.ParamValue(v)
+}
+
+// serverText words the servers as far as comparability goes: name, how
+// they ran and the version they reported.
+func serverText(servers []store.ServerRecord) string {
+	if len(servers) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(servers))
+	for i, s := range servers {
+		how := "attached"
+		if s.Started {
+			how = "started"
+		}
+		parts[i] = fmt.Sprintf("%s %s %s (%s)", s.Name, how, s.Version, s.GitVersion)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// measure is one of the measures steps are compared on.
+type measure struct {
+	name, loadName string
+	better         Better
+	scale          float64
+	value          func(engine.Measures) *float64
+	series         func(ops, p99 []float64) []float64 // per-second values, nil when none
+}
+
+var measures = []measure{
+	{"ops/s", "docs/s", HigherIsFaster, 1, func(m engine.Measures) *float64 { return m.OpsPerSec }, func(ops, _ []float64) []float64 { return ops }},
+	{"p50 ms", "batch p50 ms", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.P50Micros }, nil},
+	{"p99 ms", "batch p99 ms", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.P99Micros }, func(_, p99 []float64) []float64 { return p99 }},
+	{"pages read/op", "", LowerIsFaster, 1, func(m engine.Measures) *float64 { return m.PagesReadPerOp }, nil},
+	{"cache peak MB", "", Neutral, 1e-6, func(m engine.Measures) *float64 { return m.CachePeak }, nil},
+	{"dirty peak MB", "", Neutral, 1e-6, func(m engine.Measures) *float64 { return m.DirtyPeak }, nil},
+	{"app evict ms", "", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.AppEvictMicros }, nil},
+}
+
+// side is the steps of one run that a row compares.
+type side struct {
+	steps []engine.StepRecord
+}
+
+// fullSeconds returns a step's per-second series without its last second,
+// which is partial.
+func fullSeconds(st engine.StepRecord) (ops, p99 []float64) {
+	ops, p99 = engine.SecondSeries(st)
+	if n := len(ops); n > 1 {
+		ops, p99 = ops[:n-1], p99[:n-1]
+	}
+	return ops, p99
+}
+
+// values returns the value of m for a row (the median over the steps) and
+// the repeated values to test: the per-second series of all the steps
+// together when m has one, else one value per step.
+func (s side) values(m measure) (*float64, []float64) {
+	var vals, perSecond []float64
+	for _, st := range s.steps {
+		if v := m.value(engine.MeasuresOf(st)); v != nil {
+			vals = append(vals, *v*m.scale)
+		}
+		if m.series != nil {
+			ops, p99 := fullSeconds(st)
+			for _, v := range m.series(ops, p99) {
+				perSecond = append(perSecond, v*m.scale)
+			}
+		}
+	}
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	med := Median(vals)
+	if len(perSecond) > 0 {
+		return &med, perSecond
+	}
+	return &med, vals
+}
+
+func seqs(steps []engine.StepRecord) []int {
+	out := make([]int, len(steps))
+	for i, s := range steps {
+		out[i] = s.Seq
+	}
+	return out
+}
+
+// matchKey identifies a step across runs: name and all labels, with an
+// occurrence number when a run repeats the same name and labels.
+func matchKeys(steps []engine.StepRecord) ([]string, map[string]engine.StepRecord) {
+	seen := map[string]int{}
+	var order []string
+	byKey := map[string]engine.StepRecord{}
+	for _, st := range steps {
+		k := st.Title()
+		seen[k]++
+		if seen[k] > 1 {
+			k += fmt.Sprintf(" #%d", seen[k])
+		}
+		order = append(order, k)
+		byKey[k] = st
+	}
+	return order, byKey
+}
+
+// Records compares run b with run a from their records.
+func Records(a, b *engine.RunRecord, opt Options) *Result {
+	opt = opt.withDefaults()
+	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: Reasons(a, b), Alpha: opt.Alpha, Test: opt.Test,
+		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}}
+	if res.Reasons == nil {
+		res.Reasons = []string{}
+	}
+	res.Comparable = len(res.Reasons) == 0
+	res.Forced = !res.Comparable && opt.Force
+	judged := res.Comparable || opt.Force
+
+	orderA, stepsA := matchKeys(a.Steps)
+	orderB, stepsB := matchKeys(b.Steps)
+	for _, k := range orderB {
+		if _, ok := stepsA[k]; !ok {
+			res.OnlyInB = append(res.OnlyInB, k)
+		}
+	}
+	groupsA, groupsB := map[string][]engine.StepRecord{}, map[string][]engine.StepRecord{}
+	var groupOrder []string
+	for _, k := range orderA {
+		sa := stepsA[k]
+		sb, ok := stepsB[k]
+		if !ok {
+			res.OnlyInA = append(res.OnlyInA, k)
+			continue
+		}
+		res.Steps = append(res.Steps, compareRow(sa.Title(), sa, []engine.StepRecord{sa}, []engine.StepRecord{sb}, false, judged, res, opt))
+		if _, hasRound := sa.Labels["round"]; hasRound && sa.Status == engine.StatusOK && sb.Status == engine.StatusOK {
+			g := engine.RepetitionKey(sa)
+			if _, ok := groupsA[g]; !ok {
+				groupOrder = append(groupOrder, g)
+			}
+			groupsA[g] = append(groupsA[g], sa)
+			groupsB[g] = append(groupsB[g], sb)
+		}
+	}
+	for _, g := range groupOrder {
+		if len(groupsA[g]) < 2 {
+			continue
+		}
+		first := groupsA[g][0]
+		res.Steps = append(res.Steps, compareRow(withoutRound(first).Title()+", all rounds", first, groupsA[g], groupsB[g], true, judged, res, opt))
+	}
+	if len(opt.Measures) > 0 {
+		keep := map[string]bool{}
+		for _, name := range opt.Measures {
+			if m, err := measureNamed(name); err == nil {
+				keep[m.name], keep[m.loadName] = true, m.loadName != ""
+			}
+		}
+		for i := range res.Steps {
+			rows := res.Steps[i].Measures[:0]
+			for _, mr := range res.Steps[i].Measures {
+				if keep[mr.Measure] {
+					rows = append(rows, mr)
+				}
+			}
+			res.Steps[i].Measures = rows
+		}
+	}
+	return res
+}
+
+// CheckMeasures returns an error naming the first unknown measure.
+func CheckMeasures(names []string) error {
+	for _, n := range names {
+		if _, err := measureNamed(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutRound is st with its round label taken away.
+func withoutRound(st engine.StepRecord) engine.StepRecord {
+	labels := map[string]any{}
+	for k, v := range st.Labels {
+		if k != "round" {
+			labels[k] = v
+		}
+	}
+	st.Labels = labels
+	return st
+}
+
+func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord, rounds, judged bool, res *Result, opt Options) StepRow {
+	labels := first.Labels
+	if rounds {
+		labels = withoutRound(first).Labels
+	}
+	row := StepRow{Step: title, Name: first.Name, Labels: labels, Rounds: rounds, SeqA: seqs(a), SeqB: seqs(b), Measures: []MeasureRow{}}
+	failed := ""
+	for _, s := range a {
+		if s.Status != engine.StatusOK {
+			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.A.ID, s.Status)
+		}
+	}
+	for _, s := range b {
+		if s.Status != engine.StatusOK && failed == "" {
+			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.B.ID, s.Status)
+		}
+	}
+	load := engine.MeasuresOf(first).Load
+	sa, sb := side{a}, side{b}
+	for _, m := range measures {
+		va, ta := sa.values(m)
+		vb, tb := sb.values(m)
+		if va == nil && vb == nil {
+			continue
+		}
+		name := m.name
+		if load && m.loadName != "" {
+			name = m.loadName
+		}
+		mr := MeasureRow{Measure: name, A: va, B: vb}
+		if va != nil && vb != nil && *va != 0 {
+			pct := 100 * (*vb / *va - 1)
+			mr.ChangePct = &pct
+		}
+		switch {
+		case !judged:
+			mr.Verdict, mr.Test = NotComparable, "the runs are not comparable"
+		case failed != "":
+			mr.Verdict, mr.Test = NotComparable, failed
+		case va == nil || vb == nil:
+			mr.Verdict, mr.Test = NotComparable, "measured in one run only"
+		default:
+			mr.Judgement = Judge(ta, tb, m.better, opt.Alpha, opt.Test)
+		}
+		row.Measures = append(row.Measures, mr)
+	}
+	switch {
+	case !judged:
+		row.Verdict, row.Note = NotComparable, strings.Join(res.Reasons, "; ")
+	case failed != "":
+		row.Verdict, row.Note = NotComparable, failed
+	default:
+		row.Verdict, row.Note = NoDifference, "no throughput measured"
+		for _, mr := range row.Measures {
+			if mr.Measure == measures[0].name || mr.Measure == measures[0].loadName {
+				row.Verdict, row.Note = mr.Verdict, ""
+			}
+		}
+	}
+	return row
+}

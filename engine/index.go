@@ -1,0 +1,79 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// IndexKey is one field of an index key and its direction (1 or -1).
+type IndexKey struct {
+	Field string
+	Dir   int
+}
+
+// IndexSpec is an index to create (createIndexes).
+type IndexSpec struct {
+	NS     string
+	Keys   []IndexKey
+	Name   string // "" means MongoDB's: field_dir joined by "_"
+	Unique bool
+	// ExpireAfterSeconds, when set, makes a TTL index: the TTL monitor
+	// deletes a document once its date in the (single) key field is that
+	// many seconds past.
+	ExpireAfterSeconds *int64
+}
+
+// CreateIndex creates an index and returns its name; an index that exists
+// with the same definition is not an error.
+func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error) {
+	db, coll, err := splitDBColl(spec.NS)
+	if err != nil {
+		return "", fmt.Errorf("create index: %w", err)
+	}
+	if len(spec.Keys) == 0 {
+		return "", errors.New("create index: no key fields")
+	}
+	key := bson.D{}
+	var parts []string
+	for _, k := range spec.Keys {
+		if k.Field == "" || (k.Dir != 1 && k.Dir != -1) {
+			return "", fmt.Errorf("create index on %s: key %q: %d: want a field name and 1 or -1", spec.NS, k.Field, k.Dir)
+		}
+		key = append(key, bson.E{Key: k.Field, Value: int32(k.Dir)})
+		parts = append(parts, fmt.Sprintf("%s_%d", k.Field, k.Dir))
+	}
+	name := spec.Name
+	if name == "" {
+		name = strings.Join(parts, "_")
+	}
+	ix := bson.D{{Key: "key", Value: key}, {Key: "name", Value: name}}
+	if spec.Unique {
+		ix = append(ix, bson.E{Key: "unique", Value: true})
+	}
+	if e := spec.ExpireAfterSeconds; e != nil {
+		if len(spec.Keys) != 1 || *e < 0 {
+			return "", fmt.Errorf("create index on %s: expireAfterSeconds needs a single-field key and a value >= 0", spec.NS)
+		}
+		ix = append(ix, bson.E{Key: "expireAfterSeconds", Value: *e})
+	}
+	if _, err := s.CommandDB(ctx, db, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: bson.A{ix}}}); err != nil {
+		return "", fmt.Errorf("create index %s on %s: %w", name, spec.NS, err)
+	}
+	s.run.Eventf("info", s.Name, "created index %s on %s %v", name, spec.NS, describeIndex(spec))
+	return name, nil
+}
+
+func describeIndex(spec IndexSpec) string {
+	var opts []string
+	if spec.Unique {
+		opts = append(opts, "unique")
+	}
+	if spec.ExpireAfterSeconds != nil {
+		opts = append(opts, fmt.Sprintf("expireAfterSeconds %d", *spec.ExpireAfterSeconds))
+	}
+	return strings.Join(opts, ", ")
+}

@@ -1,0 +1,173 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"wtd/engine/store"
+)
+
+// StepFromStore turns a recorded step back into the StepRecord a run keeps,
+// so that tables and reports are redrawn from the database alone. Result is
+// the decoded JSON of the step's result (maps and float64s); fields that
+// were never recorded stay nil.
+func StepFromStore(s store.Step) StepRecord {
+	rec := StepRecord{ID: s.ID, Seq: s.Seq, Name: s.Name, Labels: s.Labels, Start: s.StartedAt, End: s.EndedAt,
+		Status: s.Status, Error: s.Error}
+	if len(s.Settings) > 0 && string(s.Settings) != "null" {
+		var st Settings
+		if json.Unmarshal(s.Settings, &st) == nil {
+			rec.Settings = &st
+		}
+	}
+	if len(s.Provenance) > 0 && string(s.Provenance) != "null" {
+		var p Provenance
+		if json.Unmarshal(s.Provenance, &p) == nil {
+			rec.Provenance = &p
+		}
+	}
+	if len(s.Results) > 0 {
+		var res struct {
+			Result any           `json:"result"`
+			Server *ServerDeltas `json:"server"`
+		}
+		if json.Unmarshal(s.Results, &res) == nil {
+			rec.Result, rec.Server = res.Result, res.Server
+		}
+	}
+	return rec
+}
+
+// StepsFromStore converts a run's recorded steps.
+func StepsFromStore(steps []store.Step) []StepRecord {
+	out := make([]StepRecord, len(steps))
+	for i, s := range steps {
+		out[i] = StepFromStore(s)
+	}
+	return out
+}
+
+// RepetitionKey names what repeats of a step share: its name and its
+// labels other than round. Steps with the same key are repetitions.
+func RepetitionKey(st StepRecord) string {
+	var b strings.Builder
+	b.WriteString(st.Name)
+	for _, k := range sortedLabelKeys(st.Labels) {
+		if k == "round" {
+			continue
+		}
+		fmt.Fprintf(&b, " %s=%v", k, st.Labels[k])
+	}
+	return b.String()
+}
+
+// Title names a recorded step as the run's log does: "reads (cacheSizeGB=0.25 round=1)".
+func (st StepRecord) Title() string {
+	return stepTitle(StepSpec{Name: st.Name, Labels: st.Labels})
+}
+
+// Measures are the figures of a step that results are compared on. A nil
+// field was not measured (or does not apply: a load has no per-operation
+// latency).
+type Measures struct {
+	OpsPerSec      *float64 // operations (documents for a load) per second
+	P50Micros      *float64 // per operation; per batch for a load
+	P99Micros      *float64
+	Errors         *float64 // failed operations
+	PagesReadPerOp *float64
+	CachePeak      *float64 // bytes
+	DirtyPeak      *float64 // bytes
+	AppEvictMicros *float64 // time application threads spent evicting
+	Load           bool
+}
+
+// MeasuresOf returns a step's measures.
+func MeasuresOf(st StepRecord) Measures {
+	var m Measures
+	n := numbersOf(st)
+	if n.hasOps {
+		m.OpsPerSec, m.P50Micros, m.P99Micros, m.Load = ptr(n.opsPerSec), ptr(n.p50), ptr(n.p99), n.load
+		if e, ok := errorsOf(st.Result); ok {
+			m.Errors = &e
+		}
+	}
+	if d := st.Server; d != nil {
+		m.CachePeak, m.DirtyPeak, m.AppEvictMicros = d.CacheUsedPeak, d.DirtyPeak, d.AppEvictMicros
+		if d.PagesRead != nil {
+			keys := make([]string, 0, len(d.PerOp))
+			for k := range d.PerOp {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if len(keys) == 1 {
+				m.PagesReadPerOp = ptr(d.PerOp[keys[0]])
+			} else if n.hasOps && n.ops > 0 {
+				m.PagesReadPerOp = ptr(*d.PagesRead / n.ops)
+			}
+		}
+	}
+	return m
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// errorsOf returns the failed operations of a step's result.
+func errorsOf(result any) (float64, bool) {
+	switch r := result.(type) {
+	case WorkloadResult:
+		return float64(r.Total.Errors), true
+	case *WorkloadResult:
+		return float64(r.Total.Errors), true
+	case LoadResult:
+		return float64(r.Errors), true
+	case *LoadResult:
+		return float64(r.Errors), true
+	case map[string]any:
+		if t, ok := r["total"].(map[string]any); ok {
+			e, ok := t["errors"].(float64)
+			return e, ok
+		}
+		if e, ok := r["errors"].(float64); ok {
+			return e, true
+		}
+	}
+	return 0, false
+}
+
+// SecondSeries returns a workload step's per-second series: operations
+// finished in each second and the p99 latency of that second (microseconds;
+// NaN when none finished), all operation types together (the p99 is the
+// highest of the types'). A step without a series gives nil.
+func SecondSeries(st StepRecord) (ops, p99 []float64) {
+	var points []SecondPoint
+	switch r := st.Result.(type) {
+	case WorkloadResult:
+		points = r.Series
+	case *WorkloadResult:
+		points = r.Series
+	case map[string]any:
+		b, err := json.Marshal(r["series"])
+		if err != nil || json.Unmarshal(b, &points) != nil {
+			return nil, nil
+		}
+	}
+	for _, p := range points {
+		var n float64
+		q := -1.0
+		for op, c := range p.Counts {
+			n += float64(c)
+			if c > 0 && p.P99Micros[op] > q {
+				q = p.P99Micros[op]
+			}
+		}
+		ops = append(ops, n)
+		if q < 0 {
+			p99 = append(p99, nan())
+		} else {
+			p99 = append(p99, q)
+		}
+	}
+	return ops, p99
+}

@@ -1,0 +1,103 @@
+package schedule
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const fullConfig = `# every key
+listen: 127.0.0.1:7071
+db: state/wtd.db
+mongod: /usr/bin/mongod
+sample_interval: 500ms
+schedules:
+  - name: nightly-cache-sweep
+    cron: "CRON_TZ=Europe/Berlin 0 2 * * *"
+    playbook: playbooks/cache_sweep.lua
+    params: { docs: 600000, sizes: [0.25, 2], name: x, quick: true }
+    timeout: 2h
+    catch_up: 6h
+windows:
+  - name: offpeak-ttl
+    cron: "0 1 * * *"
+    duration: 4h
+    server: mongodb://127.0.0.1:27017
+    open:  { setParameter: { ttlMonitorEnabled: true, ttlMonitorSleepSecs: 1 } }
+    close: { setParameter: { ttlMonitorEnabled: false } }
+    leave_open: true
+`
+
+func TestParseConfig(t *testing.T) {
+	path := "/etc/wtd/wtd.yaml"
+	cfg, err := ParseConfig(path, []byte(fullConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != "127.0.0.1:7071" || cfg.DB != "/etc/wtd/state/wtd.db" || cfg.Mongod != "/usr/bin/mongod" || cfg.SampleInterval != 500*time.Millisecond {
+		t.Errorf("top: %+v", cfg)
+	}
+	s := cfg.Schedules[0]
+	if s.Playbook != "/etc/wtd/playbooks/cache_sweep.lua" || s.Timeout != 2*time.Hour || s.CatchUp != 6*time.Hour {
+		t.Errorf("schedule: %+v", s)
+	}
+	want := map[string]string{"docs": "600000", "sizes": "0.25,2", "name": "x", "quick": "true"}
+	for k, v := range want {
+		if s.Overrides[k] != v {
+			t.Errorf("override %s = %q, want %q", k, s.Overrides[k], v)
+		}
+	}
+	// 02:00 in Berlin is 01:00 or 00:00 UTC.
+	next := NextTimes(s.Spec, time.Date(2030, 1, 15, 12, 0, 0, 0, time.UTC), 2)
+	if len(next) != 2 || !next[0].Equal(time.Date(2030, 1, 16, 1, 0, 0, 0, time.UTC)) || next[1].Sub(next[0]) != 24*time.Hour {
+		t.Errorf("next fires: %v", next)
+	}
+	w := cfg.Windows[0]
+	if w.Duration != 4*time.Hour || !w.LeaveOpen || len(w.Open) != 2 || w.Open[0].Name != "ttlMonitorEnabled" || w.Open[0].Value != true ||
+		w.Open[1].Value != int64(1) || w.Close[0].Value != false {
+		t.Errorf("window: %+v", w)
+	}
+	scheds, wins := Describe(cfg, time.Now(), 5)
+	if len(scheds) != 1 || len(scheds[0].Next) != 5 || len(wins) != 1 || len(wins[0].Next) != 5 {
+		t.Errorf("Describe: %+v %+v", scheds, wins)
+	}
+}
+
+func TestConfigErrorsNameFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "token")
+	os.WriteFile(tok, []byte("s3cret\n"), 0o600)
+	sched := "schedules:\n  - name: a\n    cron: \"@daily\"\n    playbook: a.lua\n"
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"unknown top key", "listen: 127.0.0.1:1\nlisten_on: x\n", `wtd.yaml:2: unknown key "listen_on" in the config`},
+		{"unknown schedule key", sched + "    every: 1h\n", `wtd.yaml:5: unknown key "every" in a schedule (allowed: catch_up, cron, name, params, playbook, timeout)`},
+		{"bad cron", "schedules:\n  - name: a\n    cron: \"at noon\"\n    playbook: a.lua\n", `wtd.yaml:3: schedule a: cron "at noon"`},
+		{"bad time zone", "schedules:\n  - name: a\n    cron: \"CRON_TZ=Mars/Olympus 0 1 * * *\"\n    playbook: a.lua\n", "wtd.yaml:3:"},
+		{"bad duration", sched + "    timeout: 2 hours\n", `wtd.yaml:5: schedule a timeout "2 hours" is not a duration`},
+		{"no playbook", "schedules:\n  - name: a\n    cron: \"@daily\"\n", "wtd.yaml:2: schedule a: playbook is required"},
+		{"twice", sched + "  - name: a\n    cron: \"@daily\"\n    playbook: b.lua\n", `wtd.yaml:5: schedule "a" is defined twice`},
+		{"bad name", "schedules:\n  - name: a b\n    cron: \"@daily\"\n    playbook: a.lua\n", `wtd.yaml:2: schedule name "a b"`},
+		{"nested param", sched + "    params: { x: { y: 1 } }\n", "wtd.yaml:5: schedule a params.x must be a number, boolean or string, got a mapping"},
+		{"remote listen", "listen: 0.0.0.0:7070\n", "wtd.yaml:1: listen 0.0.0.0:7070 is not a loopback address: set allow_remote: true"},
+		{"remote without token", "listen: 0.0.0.0:7070\nallow_remote: true\n", "token_file is required"},
+		{"remote window server", "windows:\n  - name: w\n    cron: \"@daily\"\n    duration: 1h\n    server: mongodb://10.1.2.3:27017\n    open: { setParameter: { a: 1 } }\n    close: { setParameter: { a: 0 } }\n", "wtd.yaml:5: window w server:"},
+		{"window never closes", "windows:\n  - name: w\n    cron: \"@hourly\"\n    duration: 2h\n    server: mongodb://127.0.0.1:1\n    open: { setParameter: { a: 1 } }\n    close: { setParameter: { a: 0 } }\n", "wtd.yaml:4: window w: duration 2h0m0s is not shorter than the 1h0m0s between two openings"},
+		{"window open not setParameter", "windows:\n  - name: w\n    cron: \"@daily\"\n    duration: 1h\n    server: mongodb://127.0.0.1:1\n    open: { eval: x }\n    close: { setParameter: { a: 0 } }\n", `wtd.yaml:6: unknown key "eval" in window w open`},
+		{"yaml syntax", "schedules: [\n", "wtd.yaml: yaml:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig(filepath.Join(dir, "wtd.yaml"), []byte(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	cfg, err := ParseConfig(filepath.Join(dir, "wtd.yaml"), []byte("listen: 0.0.0.0:7070\nallow_remote: true\ntoken_file: token\n"))
+	if err != nil || cfg.Token != "s3cret" {
+		t.Errorf("remote with a token: %+v, %v", cfg, err)
+	}
+}

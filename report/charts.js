@@ -1,0 +1,69 @@
+// Draws the report's charts with uPlot from the JSON in #wtd-data and marks
+// the steps: a line at each step's start, its title (or number, where the
+// title does not fit), every other step shaded (dashed and reddish for the second run of an overlay).
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("wtd-data").textContent);
+  var palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+  window.wtdCharts = [];
+
+  function stepsPlugin(bounds, runs) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, px = window.devicePixelRatio || 1;
+          ctx.save();
+          ctx.font = (10 * px) + "px sans-serif";
+          bounds.forEach(function (b, i) {
+            var first = runs.indexOf(b.run) <= 0;
+            var x0 = u.valToPos(b.start, "x", true), x1 = u.valToPos(b.end, "x", true);
+            if (i % 2 === 0) {
+              ctx.fillStyle = first ? "rgba(0,0,0,0.05)" : "rgba(200,0,0,0.05)";
+              ctx.fillRect(x0, top, Math.max(1, x1 - x0), h);
+            }
+            ctx.strokeStyle = first ? "rgba(0,0,0,0.4)" : "rgba(180,0,0,0.4)";
+            ctx.setLineDash(first ? [] : [4 * px, 4 * px]);
+            ctx.beginPath();
+            ctx.moveTo(x0, top);
+            ctx.lineTo(x0, top + h);
+            ctx.stroke();
+            // The title when it fits before the step's end, else its number
+            // (the steps table names it).
+            var text = b.label;
+            if (ctx.measureText(text).width > x1 - x0 - 6 * px) text = "#" + b.seq;
+            if (ctx.measureText(text).width > x1 - x0 - 2 * px && b.end - b.start < 0.01 * (u.scales.x.max - u.scales.x.min)) return;
+            ctx.fillStyle = first ? "#444" : "#a00";
+            ctx.fillText(text, x0 + 3 * px, top + (11 + 11 * (i % 2)) * px);
+          });
+          ctx.restore();
+        }]
+      }
+    };
+  }
+
+  data.charts.forEach(function (c) {
+    var el = document.getElementById("chart-" + c.id);
+    var tables = c.runs.map(function (r) { return [r.x].concat(r.y); });
+    var joined = tables.length === 1 ? tables[0] : uPlot.join(tables);
+    var series = [{ label: "seconds" }];
+    var k = 0;
+    c.runs.forEach(function (r, ri) {
+      r.labels.forEach(function (l) {
+        series.push({ label: l, stroke: palette[k++ % palette.length], width: 1.5, dash: ri > 0 ? [6, 3] : undefined });
+      });
+    });
+    var opts = {
+      width: Math.max(400, el.clientWidth || 900),
+      height: 260,
+      series: series,
+      scales: { x: { time: false } },
+      cursor: { sync: { key: "wtd" } },
+      axes: [{ label: "seconds since the run started" }, { label: c.unit, size: 70 }],
+      plugins: [stepsPlugin(c.bounds, data.runs)]
+    };
+    var u = new uPlot(opts, joined, el);
+    // Every chart spans the whole run, so the steps line up across charts.
+    u.setScale("x", { min: 0, max: data.seconds });
+    window.wtdCharts.push({ id: c.id, series: u.series.length - 1, expected: c.series });
+  });
+})();

@@ -1,0 +1,319 @@
+// Package report renders recorded runs as one self-contained HTML page:
+// the run's header, the provenance of every step, the summary tables, and
+// time-series charts with the steps marked (uPlot, vendored under
+// assets/uplot and inlined, so a report opens offline). Two runs or more
+// are overlaid, with their comparison. Everything comes from the results
+// database; nothing is fetched.
+package report
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+// Series is one line of a chart for one run.
+type Series struct {
+	Label string
+	Y     []float64 // NaN: a gap
+}
+
+// RunData is what a chart shows of one run: its x values (seconds since
+// the run started) and its series.
+type RunData struct {
+	Run    int64
+	X      []float64
+	Series []Series
+}
+
+// Bound marks a step on a chart: from Start to End seconds after its run
+// started.
+type Bound struct {
+	Run        int64
+	Seq        int
+	Start, End float64
+	Label      string
+}
+
+// Chart is one time-series chart.
+type Chart struct {
+	ID, Title, Unit, Note string
+	Runs                  []RunData
+	Bounds                []Bound
+}
+
+// SeriesCount is the number of lines the chart draws.
+func (c Chart) SeriesCount() int {
+	n := 0
+	for _, r := range c.Runs {
+		n += len(r.Series)
+	}
+	return n
+}
+
+// metricLine is a sampled metric drawn as a line.
+type metricLine struct {
+	label, metric string
+	rate          bool    // per-second rate of a counter
+	scale         float64 // multiply by
+}
+
+// metricChart is a chart of sampled metrics of one kind of source.
+type metricChart struct {
+	id, title, unit, note string
+	host                  bool // host metrics, else each server's
+	lines                 []metricLine
+	// alternatives are tried in order when none of lines was recorded
+	// (metric names differ between server versions).
+	alternatives [][]metricLine
+}
+
+const mb = 1.0 / (1 << 20)
+
+var metricCharts = []metricChart{
+	{id: "cache", title: "WiredTiger cache", unit: "MB", lines: []metricLine{
+		{"cache used", engine.CacheMetric("bytes currently in the cache"), false, mb},
+		{"dirty", engine.CacheMetric("tracked dirty bytes in the cache"), false, mb},
+		{"configured maximum", engine.CacheMetric("maximum bytes configured"), false, mb}}},
+	{id: "pages", title: "Pages read into and written from the cache", unit: "pages/s", lines: []metricLine{
+		{"read into cache", engine.CacheMetric("pages read into cache"), true, 1},
+		{"written from cache", engine.CacheMetric("pages written from cache"), true, 1}}},
+	{id: "evict", title: "Application-thread eviction", unit: "ms of eviction per s", note: "time application threads spent evicting pages instead of serving requests", lines: []metricLine{
+		{"app-thread eviction", engine.AppThreadEvictMetric, true, 1e-3}}},
+	{id: "tickets", title: "Tickets out and operations queued", unit: "count", lines: []metricLine{
+		{"read tickets out", "wiredTiger.concurrentTransactions.read.out", false, 1},
+		{"write tickets out", "wiredTiger.concurrentTransactions.write.out", false, 1},
+		{"readers queued", "globalLock.currentQueue.readers", false, 1},
+		{"writers queued", "globalLock.currentQueue.writers", false, 1}},
+		alternatives: [][]metricLine{{
+			{"read tickets out", "queues.execution.read.out", false, 1},
+			{"write tickets out", "queues.execution.write.out", false, 1}}}},
+	{id: "cpu", title: "Host CPU", unit: "%", host: true, lines: []metricLine{
+		{"user", "cpu.user", false, 1}, {"system", "cpu.system", false, 1}, {"iowait", "cpu.iowait", false, 1}}},
+}
+
+// Model is everything a report shows.
+type Model struct {
+	Records []*engine.RunRecord
+	Charts  []Chart
+}
+
+// Load reads the runs from st and builds their charts.
+func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("report: no run")
+	}
+	m := &Model{}
+	for _, id := range ids {
+		rec, err := engine.LoadRunRecord(ctx, st, id)
+		if err != nil {
+			return nil, err
+		}
+		m.Records = append(m.Records, rec)
+	}
+	charts := []Chart{
+		{ID: "ops", Title: "Operations per second, per step", Unit: "ops/s", Note: "each workload's own count of the operations that finished in each second (the last, partial second left out)"},
+		{ID: "p99", Title: "p99 latency per second, per step", Unit: "ms", Note: "each workload's 99th percentile of the operations that finished in each second"},
+	}
+	for _, rec := range m.Records {
+		ops, p99 := stepSeries(rec)
+		charts[0].Runs = append(charts[0].Runs, ops)
+		charts[1].Runs = append(charts[1].Runs, p99)
+	}
+	for _, mc := range metricCharts {
+		c := Chart{ID: mc.id, Title: mc.title, Unit: mc.unit, Note: mc.note}
+		for _, rec := range m.Records {
+			rd, err := metricSeries(ctx, st, rec, mc)
+			if err != nil {
+				return nil, err
+			}
+			if len(rd.Series) > 0 {
+				c.Runs = append(c.Runs, rd)
+			}
+		}
+		charts = append(charts, c)
+	}
+	disk, err := diskChart(ctx, st, m.Records)
+	if err != nil {
+		return nil, err
+	}
+	charts = append(charts, disk)
+	for _, c := range charts {
+		if c.SeriesCount() == 0 {
+			continue
+		}
+		for _, rec := range m.Records {
+			c.Bounds = append(c.Bounds, bounds(rec)...)
+		}
+		if len(m.Records) > 1 {
+			for i := range c.Runs {
+				for j := range c.Runs[i].Series {
+					c.Runs[i].Series[j].Label = fmt.Sprintf("run %d: %s", c.Runs[i].Run, c.Runs[i].Series[j].Label)
+				}
+			}
+		}
+		m.Charts = append(m.Charts, c)
+	}
+	return m, nil
+}
+
+func bounds(rec *engine.RunRecord) []Bound {
+	var out []Bound
+	for _, s := range rec.Steps {
+		end := s.End
+		if end.IsZero() {
+			end = s.Start
+		}
+		out = append(out, Bound{Run: rec.Run.ID, Seq: s.Seq, Start: rel(rec, s.Start), End: end.Sub(rec.Run.StartedAt).Seconds(), Label: s.Title()})
+	}
+	return out
+}
+
+func rel(rec *engine.RunRecord, t interface{ UnixNano() int64 }) float64 {
+	return float64(t.UnixNano()-rec.Run.StartedAt.UnixNano()) / 1e9
+}
+
+// stepSeries places each workload step's per-second operations and p99 on
+// the run's time axis (the middle of each second), with a gap between
+// steps.
+func stepSeries(rec *engine.RunRecord) (ops, p99 RunData) {
+	ops = RunData{Run: rec.Run.ID, Series: []Series{{Label: "ops/s"}}}
+	p99 = RunData{Run: rec.Run.ID, Series: []Series{{Label: "p99"}}}
+	for _, s := range rec.Steps {
+		o, q := engine.SecondSeries(s)
+		if len(o) > 1 {
+			o, q = o[:len(o)-1], q[:len(q)-1]
+		}
+		if len(o) == 0 {
+			continue
+		}
+		start := rel(rec, s.Start)
+		add := func(x, n, q float64) {
+			// x values must increase: a step that starts within its
+			// predecessor's last second moves on by a millisecond.
+			if k := len(ops.X); k > 0 && x <= ops.X[k-1] {
+				x = ops.X[k-1] + 0.001
+			}
+			ops.X, p99.X = append(ops.X, x), append(p99.X, x)
+			ops.Series[0].Y = append(ops.Series[0].Y, n)
+			p99.Series[0].Y = append(p99.Series[0].Y, q)
+		}
+		for i := range o {
+			add(start+float64(i)+0.5, o[i], q[i]/1000)
+		}
+		add(start+float64(len(o)), math.NaN(), math.NaN()) // a gap before the next step
+	}
+	if len(ops.X) == 0 {
+		ops.Series, p99.Series = nil, nil
+	}
+	return ops, p99
+}
+
+// metricSeries reads a metric chart's lines for one run: from the host, or
+// from each server (labelled by server when the run has several).
+func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, mc metricChart) (RunData, error) {
+	rd := RunData{Run: rec.Run.ID}
+	var sources []string
+	for _, s := range rec.Sources {
+		if mc.host && s == "host" || !mc.host && strings.HasPrefix(s, "server:") {
+			sources = append(sources, s)
+		}
+	}
+	for _, src := range sources {
+		for _, lines := range append([][]metricLine{mc.lines}, mc.alternatives...) {
+			names := make([]string, len(lines))
+			for i, l := range lines {
+				names[i] = l.metric
+			}
+			cols, err := st.SeriesSet(ctx, rec.Run.ID, src, names)
+			if err != nil {
+				return rd, err
+			}
+			var got []Series
+			for i, l := range lines {
+				y := cols.Values[i]
+				if allNaN(y) {
+					continue
+				}
+				if l.rate {
+					y = engine.Rates(cols.TS, y)
+				}
+				for j := range y {
+					y[j] *= l.scale
+				}
+				label := l.label
+				if len(sources) > 1 {
+					label = strings.TrimPrefix(src, "server:") + " " + label
+				}
+				got = append(got, Series{Label: label, Y: y})
+			}
+			if len(got) == 0 {
+				continue
+			}
+			rd.Series = append(rd.Series, got...)
+			if rd.X == nil {
+				for _, ts := range cols.TS {
+					rd.X = append(rd.X, rel(rec, ts))
+				}
+			}
+			break
+		}
+		if len(sources) > 1 && len(rd.Series) > 0 {
+			// Different servers have different sample times: one source
+			// per run keeps the x values shared.
+			break
+		}
+	}
+	return rd, nil
+}
+
+// diskChart draws each disk's read and write throughput.
+func diskChart(ctx context.Context, st *store.Store, recs []*engine.RunRecord) (Chart, error) {
+	c := Chart{ID: "disk", Title: "Host disks", Unit: "MB/s"}
+	for _, rec := range recs {
+		if !slices.Contains(rec.Sources, "host") {
+			continue
+		}
+		names, err := st.MetricNames(ctx, rec.Run.ID, "host")
+		if err != nil {
+			return c, err
+		}
+		var lines []metricLine
+		for _, n := range names {
+			dev, field, ok := strings.Cut(strings.TrimPrefix(n, "disk."), ".")
+			if !strings.HasPrefix(n, "disk.") || !ok {
+				continue
+			}
+			switch field {
+			case "read_bytes":
+				lines = append(lines, metricLine{dev + " read", n, false, mb})
+			case "write_bytes":
+				lines = append(lines, metricLine{dev + " write", n, false, mb})
+			}
+		}
+		sort.Slice(lines, func(i, j int) bool { return lines[i].label < lines[j].label })
+		rd, err := metricSeries(ctx, st, rec, metricChart{host: true, lines: lines})
+		if err != nil {
+			return c, err
+		}
+		if len(rd.Series) > 0 {
+			c.Runs = append(c.Runs, rd)
+		}
+	}
+	return c, nil
+}
+
+func allNaN(y []float64) bool {
+	for _, v := range y {
+		if !math.IsNaN(v) {
+			return false
+		}
+	}
+	return true
+}

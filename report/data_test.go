@@ -1,0 +1,45 @@
+package report
+
+import (
+	"testing"
+	"time"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+// TestStepSeriesKeepsTimeOrder: steps that follow each other closely keep
+// their per-second points in time order, with a gap between steps.
+func TestStepSeriesKeepsTimeOrder(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	step := func(seq int, start time.Duration, counts ...int64) engine.StepRecord {
+		var pts []any
+		for i, n := range counts {
+			pts = append(pts, map[string]any{"second": float64(i), "counts": map[string]any{"read": float64(n)}, "p99_micros": map[string]any{"read": 500.0}})
+		}
+		return engine.StepRecord{Seq: seq, Name: "reads", Start: t0.Add(start), End: t0.Add(start + time.Duration(len(counts))*time.Second),
+			Status: engine.StatusOK, Result: map[string]any{"series": pts}}
+	}
+	rec := &engine.RunRecord{Run: store.Run{ID: 1, RunInfo: store.RunInfo{StartedAt: t0}},
+		Steps: []engine.StepRecord{step(1, 0, 10, 20, 5), step(2, 2050*time.Millisecond, 30, 40, 1)}}
+	ops, p99 := stepSeries(rec)
+	if len(ops.X) != 6 {
+		t.Fatalf("x %v", ops.X)
+	}
+	for i := 1; i < len(ops.X); i++ {
+		if ops.X[i] <= ops.X[i-1] {
+			t.Errorf("x not increasing: %v", ops.X)
+		}
+	}
+	want := []float64{10, 20, -1, 30, 40, -1}
+	for i, w := range want {
+		got := ops.Series[0].Y[i]
+		if w < 0 && !isNaN(got) || w >= 0 && got != w {
+			t.Errorf("ops %v, want %v (-1: gap)", ops.Series[0].Y, want)
+			break
+		}
+	}
+	if p99.Series[0].Y[0] != 0.5 {
+		t.Errorf("p99 %v ms", p99.Series[0].Y)
+	}
+}

@@ -1,0 +1,289 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"wtd/engine"
+	"wtd/engine/compare"
+	"wtd/engine/store"
+)
+
+var (
+	//go:embed assets/uplot/uPlot.iife.min.js
+	uplotJS string
+	//go:embed assets/uplot/uPlot.min.css
+	uplotCSS string
+	//go:embed charts.js
+	chartsJS string
+	//go:embed style.css
+	styleCSS string
+	//go:embed page.html.tmpl
+	pageTemplate string
+
+	page = template.Must(template.New("page").Parse(pageTemplate))
+)
+
+// WriteHTML writes the report of runs ids (one run, or several overlaid
+// and compared with the first) as one self-contained HTML page. It is what
+// wtd report writes and what an HTTP handler can serve.
+func WriteHTML(ctx context.Context, st *store.Store, w io.Writer, ids ...int64) error {
+	m, err := Load(ctx, st, ids...)
+	if err != nil {
+		return err
+	}
+	return m.WriteHTML(w, compare.Options{})
+}
+
+type pageData struct {
+	Title                   string
+	UplotJS, ChartsJS, Data template.JS
+	UplotCSS, CSS           template.CSS
+	Runs                    []runView
+	Comparisons             []comparisonView
+	Charts                  []Chart
+}
+
+type runView struct {
+	ID                                          int64
+	Playbook, Status, Reason, Started, Duration string
+	Trigger, Params, SHA, Host, Wtd, Samples    string
+	Servers                                     []serverView
+	FieldNames                                  []string
+	Steps                                       []stepView
+	Tables                                      []tableView
+	Output                                      string
+}
+
+type serverView struct{ Name, URI, Version, GitVersion, How string }
+
+type stepView struct {
+	Seq                                                    int
+	Title, Status, Start, Duration, Verdict, Reason, Error string
+	Fields                                                 []engine.Field
+}
+
+type tableView struct{ Title, Text string }
+
+type comparisonView struct {
+	*compare.Result
+	TestText string
+	Rows     []rowView
+}
+
+type rowView struct{ Step, Measure, A, B, Change, N, Evidence, Verdict string }
+
+// WriteHTML renders the model; runs after the first are compared with it
+// using opt.
+func (m *Model) WriteHTML(w io.Writer, opt compare.Options) error {
+	d := pageData{UplotJS: template.JS(uplotJS), ChartsJS: template.JS(chartsJS), UplotCSS: template.CSS(uplotCSS),
+		CSS: template.CSS(styleCSS), Charts: m.Charts}
+	var titles []string
+	for _, rec := range m.Records {
+		d.Runs = append(d.Runs, viewRun(rec))
+		titles = append(titles, fmt.Sprintf("run %d", rec.Run.ID))
+	}
+	d.Title = "wtd report: " + strings.Join(titles, " and ") + " (" + m.Records[0].Run.PlaybookPath + ")"
+	for _, rec := range m.Records[1:] {
+		d.Comparisons = append(d.Comparisons, viewComparison(compare.Records(m.Records[0], rec, opt)))
+	}
+	data, err := chartJSON(m)
+	if err != nil {
+		return err
+	}
+	d.Data = template.JS(data)
+	return page.Execute(w, d)
+}
+
+func viewRun(rec *engine.RunRecord) runView {
+	r := rec.Run
+	v := runView{ID: r.ID, Playbook: r.PlaybookPath, Status: r.Status, Reason: r.Reason,
+		Started: r.StartedAt.Local().Format("2006-01-02 15:04:05 MST"), Duration: since(r.StartedAt, r.EndedAt),
+		Trigger: r.Trigger, Params: engine.ParamsShort(r.Params), SHA: r.PlaybookSHA256, Host: engine.HostShort(r.Host),
+		Wtd: r.WtdVersion, Samples: fmt.Sprintf("%d (%s)", rec.Samples, strings.Join(rec.Sources, ", "))}
+	for _, s := range rec.Servers {
+		v.Servers = append(v.Servers, serverView{s.Name, s.URI, s.Version, s.GitVersion, engine.ServerHow(s)})
+	}
+	for _, s := range rec.Steps {
+		sv := stepView{Seq: s.Seq, Title: s.Title(), Status: s.Status, Start: fmt.Sprintf("+%.2fs", s.Start.Sub(r.StartedAt).Seconds()),
+			Duration: since(s.Start, s.End), Error: s.Error, Fields: rec.Fields(s)}
+		if s.Provenance != nil {
+			sv.Verdict, sv.Reason = s.Provenance.Verdict, s.Provenance.Reason
+		}
+		if v.FieldNames == nil {
+			for _, f := range sv.Fields {
+				v.FieldNames = append(v.FieldNames, f.Name)
+			}
+		}
+		v.Steps = append(v.Steps, sv)
+	}
+	for _, t := range rec.Tables() {
+		var b strings.Builder
+		engine.WriteReport(&b, t.Steps, t.Options)
+		v.Tables = append(v.Tables, tableView{t.Options.Title, b.String()})
+	}
+	var out strings.Builder
+	for _, ev := range rec.Events {
+		at := ev.TS.Sub(r.StartedAt).Seconds()
+		switch {
+		case ev.Source == engine.SourceTable:
+			fmt.Fprintf(&out, "%+8.2fs  (report.table: shown above)\n", at)
+		case ev.Source == engine.SourcePrint:
+			fmt.Fprintf(&out, "%+8.2fs  %s\n", at, ev.Message)
+		default:
+			fmt.Fprintf(&out, "%+8.2fs  %-5s %-8s %s\n", at, ev.Level, ev.Source, ev.Message)
+		}
+	}
+	v.Output = out.String()
+	return v
+}
+
+func since(start, end time.Time) string {
+	if end.IsZero() {
+		return "–"
+	}
+	return end.Sub(start).Round(10 * time.Millisecond).String()
+}
+
+func viewComparison(r *compare.Result) comparisonView {
+	v := comparisonView{Result: r, TestText: fmt.Sprintf("Mann-Whitney U at alpha %g on per-second values (ops/s, p99) or one value per round; fewer than 3 values a side: no test.", r.Alpha)}
+	if r.Test == compare.TestBootstrap {
+		v.TestText = fmt.Sprintf("Bootstrap interval of the median's change at alpha %g on per-second values (ops/s, p99) or one value per round.", r.Alpha)
+	}
+	for _, s := range r.Steps {
+		for j, m := range s.Measures {
+			row := rowView{Measure: m.Measure, A: value(m.A), B: value(m.B), Change: "–", Verdict: m.Verdict}
+			if j == 0 {
+				row.Step = s.Step
+			}
+			if m.ChangePct != nil {
+				row.Change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
+			}
+			switch {
+			case m.P != nil:
+				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
+			case m.CI != nil:
+				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
+			}
+			v.Rows = append(v.Rows, row)
+		}
+	}
+	return v
+}
+
+func value(v *float64) string {
+	if v == nil {
+		return engine.Dash
+	}
+	return strconv.FormatFloat(*v, 'g', 4, 64)
+}
+
+// chartJSON writes the charts' data: per chart its id, unit, the number of
+// series, per run its x values, series labels and y values (null for a
+// gap), and the step bounds.
+func chartJSON(m *Model) ([]byte, error) {
+	var b bytes.Buffer
+	secs := 0.0
+	for _, rec := range m.Records {
+		end := rec.Run.EndedAt
+		if end.IsZero() {
+			end = time.Now()
+		}
+		secs = math.Max(secs, end.Sub(rec.Run.StartedAt).Seconds())
+	}
+	fmt.Fprintf(&b, `{"seconds":%.3f,"runs":[`, math.Ceil(secs))
+	for i, rec := range m.Records {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(rec.Run.ID, 10))
+	}
+	b.WriteString(`],"charts":[`)
+	for i, c := range m.Charts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), c.SeriesCount())
+		for j, r := range c.Runs {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"run":%d,"x":`, r.Run)
+			numbers(&b, r.X, -3)
+			b.WriteString(`,"labels":[`)
+			for k, s := range r.Series {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(jsonString(s.Label))
+			}
+			b.WriteString(`],"y":[`)
+			for k, s := range r.Series {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				numbers(&b, s.Y, 4)
+			}
+			b.WriteString(`]}`)
+		}
+		b.WriteString(`],"bounds":[`)
+		for j, bd := range c.Bounds {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"run":%d,"seq":%d,"start":%.3f,"end":%.3f,"label":%s}`, bd.Run, bd.Seq, bd.Start, bd.End, jsonString(bd.Label))
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes(), nil
+}
+
+// numbers writes a JSON array of values rounded to digits significant
+// digits, or to -digits decimals when digits < 0 (NaN and infinities as
+// null).
+func numbers(b *bytes.Buffer, vals []float64, digits int) {
+	b.WriteByte('[')
+	var tmp []byte
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b.WriteString("null")
+			continue
+		}
+		if digits < 0 {
+			tmp = strconv.AppendFloat(tmp[:0], math.Round(v*1000)/1000, 'f', -1, 64)
+		} else {
+			tmp = appendRounded(tmp[:0], v, digits)
+		}
+		b.Write(tmp)
+	}
+	b.WriteByte(']')
+}
+
+// appendRounded appends v with at least digits significant digits, and
+// whole numbers in full (no exponent).
+func appendRounded(dst []byte, v float64, digits int) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.AppendInt(dst, int64(v), 10)
+	}
+	mag := int(math.Floor(math.Log10(math.Abs(v))))
+	dec := max(digits-1-mag, 0)
+	return strconv.AppendFloat(dst, v, 'f', dec, 64)
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
