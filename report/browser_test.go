@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"wtd/engine/compare"
+	"wtd/engine/store"
 )
 
 // chromium returns Debian's Chromium (or another Chrome) on PATH, or "".
@@ -76,17 +77,17 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		t.Skip("no Chromium on PATH (apt-get install -y chromium); CI=true or WTD_TEST_BROWSER=1 make this a failure")
 	}
-	st := recorded(t)
 	ctx := context.Background()
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(1400, 1000))...)
 	defer cancelAlloc()
 	for _, tc := range []struct {
 		name string
+		st   func(*testing.T) *store.Store
 		runs []int64
-	}{{"report-run", []int64{1}}, {"report-overlay", []int64{1, 2}}} {
+	}{{"report-run", recorded, []int64{1}}, {"report-overlay", recorded, []int64{1, 2}}, {"report-knee", recordedKnee, []int64{1}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Load(ctx, st, tc.runs...)
+			m, err := Load(ctx, tc.st(t), tc.runs...)
 			if err != nil {
 				t.Fatal(err)
 			}

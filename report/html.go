@@ -187,8 +187,8 @@ func value(v *float64) string {
 	return strconv.FormatFloat(*v, 'g', 4, 64)
 }
 
-// chartJSON writes the charts' data: per chart its id, unit, the number of
-// series, per run its x values, series labels and y values (null for a
+// chartJSON writes the charts' data: per chart its id, unit, x label (""
+// for the time axis), the number of series, per run its x values, series labels and y values (null for a
 // gap), and the step bounds.
 func chartJSON(m *Model) ([]byte, error) {
 	var b bytes.Buffer
@@ -212,7 +212,7 @@ func chartJSON(m *Model) ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), c.SeriesCount())
+		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.SeriesCount())
 		for j, r := range c.Runs {
 			if j > 0 {
 				b.WriteByte(',')
