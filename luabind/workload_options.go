@@ -21,7 +21,7 @@ var workloadKeys = []string{"ns", "ops", "duration", "threads", "mix", "working_
 //
 //	workload = "ycsb-a" .. "ycsb-f"      a preset; the options given override it field by field
 //	scan_max = 100                        scans read 1..scan_max documents
-//	query = { filter = {...}, sort = {field = 1} or {{"a", 1}, {"b", -1}}, limit = n, count = false }
+//	query = { filter = {...}, sort = "field", {field = 1} or {{"a", 1}, {"b", -1}}, limit = n, count = false }
 //	hot_fraction = 0.2, hot_ops = 0.8    the hotspot distribution
 //	rate = ops/s or {r1, r2, ...}, rate_step = seconds
 //	warmup = seconds, "30s" or "1000 ops"
@@ -121,8 +121,10 @@ func queryOption(o options) *engine.QuerySpec {
 		}
 		q.Filter = d
 	}
-	if st, ok := qo.table("sort"); ok {
-		q.Sort = sortOption(qo, st)
+	if qo.get("sort") != lua.LNil {
+		for _, k := range indexKeys(qo, "sort") {
+			q.Sort = append(q.Sort, bson.E{Key: k.Field, Value: int32(k.Dir)})
+		}
 	}
 	q.Limit, _ = qo.integer("limit")
 	switch v := qo.get("count").(type) {
@@ -133,31 +135,4 @@ func queryOption(o options) *engine.QuerySpec {
 		qo.wrongType("count", "a boolean", v)
 	}
 	return q
-}
-
-// sortOption reads a sort: { field = 1 } (one field) or a list of
-// {field, direction} pairs, in order.
-func sortOption(o options, t *lua.LTable) bson.D {
-	want := `{ field = 1 } or a list of {"field", 1 or -1} pairs`
-	if !isList(t) {
-		d, err := tableToDoc(t, 0)
-		if err != nil || len(d) != 1 {
-			o.wrongType("sort", want+" (a table of several fields has no order)", t)
-		}
-		return d
-	}
-	var d bson.D
-	for i := 1; i <= t.Len(); i++ {
-		pair, ok := t.RawGetInt(i).(*lua.LTable)
-		if !ok || pair.Len() != 2 {
-			o.wrongType("sort", want, t)
-		}
-		name, ok1 := pair.RawGetInt(1).(lua.LString)
-		dir, ok2 := pair.RawGetInt(2).(lua.LNumber)
-		if !ok1 || !ok2 {
-			o.wrongType("sort", want, t)
-		}
-		d = append(d, bson.E{Key: string(name), Value: int32(dir)})
-	}
-	return d
 }

@@ -59,7 +59,7 @@ has(fails(m.workload, m, { ops = 1, rate = "fast" }), "workload: rate must be op
 has(fails(m.workload, m, { ops = 1, rate = { 1, "x" }, rate_step = 1 }), "rate[2] must be a number")
 has(fails(m.workload, m, { ops = 1, warmup = "soon" }), 'warmup must be seconds (a number or "30s") or operations ("1000 ops")')
 has(fails(m.workload, m, { ops = 1, mix = { query = 1 }, query = { filtr = {} } }), 'workload: query: unknown option "filtr"')
-has(fails(m.workload, m, { ops = 1, mix = { query = 1 }, query = { sort = { a = 1, b = 1 } } }), "a table of several fields has no order")
+has(fails(m.workload, m, { ops = 1, mix = { query = 1 }, query = { sort = { a = 1, b = 1 } } }), "workload: query: sort { field = dir } names 2 fields: a compound key needs its order")
 has(fails(m.workload, m, { ops = 1, mix = { query = 1 }, query = { count = "yes" } }), "count must be a boolean")
 has(fails(m.workload, m, { ops = 1, distribution = "hotspot", hot_ops = 2 }), "hot_ops 2 out of range (0, 1]")
 has(fails(m.workload, m, { ops = 1, watch = { "no.such" } }), "serverStatus has no number at no.such")
