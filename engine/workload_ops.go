@@ -258,6 +258,25 @@ func (w *workloadRun) newMoreBuffers(t *workloadThread, b *opBuffers) *moreBuffe
 	return m
 }
 
+// prepareUpdate draws the _id of an update and fills b's filter and new
+// random bytes for it.
+func (w *workloadRun) prepareUpdate(t *workloadThread, b *opBuffers) int64 {
+	id := w.keys.pick(t.rng)
+	setFilterID(b.filter, id)
+	t.pad.fill(b.update[b.updateAt : b.updateAt+w.padLen])
+	return id
+}
+
+// updateOne issues the update b holds; an _id that matches no document is
+// errNoSuchDocument.
+func (w *workloadRun) updateOne(ctx context.Context, b *opBuffers) error {
+	res, err := w.coll.UpdateOne(ctx, b.filterArg, b.updateArg)
+	if err == nil && res.MatchedCount == 0 {
+		err = errNoSuchDocument
+	}
+	return err
+}
+
 // insertedID returns the _id of the insert b holds.
 func insertedID(b *opBuffers) int64 {
 	return int64(binary.LittleEndian.Uint64(b.insert[idFilterValueAt:]))
@@ -278,19 +297,14 @@ func (w *workloadRun) doMore(ctx context.Context, t *workloadThread, b *opBuffer
 		t.countDocs(op, batchLen(reply))
 		return began, nil
 	case opRMW:
-		id := w.keys.pick(t.rng)
-		setFilterID(b.filter, id)
-		t.pad.fill(b.update[b.updateAt : b.updateAt+w.padLen])
+		id := w.prepareUpdate(t, b)
 		began := time.Now()
 		err := w.coll.FindOne(ctx, b.filterArg).Err()
-		if err == nil {
-			var res *mongo.UpdateResult
-			if res, err = w.coll.UpdateOne(ctx, b.filterArg, b.updateArg); err == nil && res.MatchedCount == 0 {
-				err = errNoSuchDocument
-			}
-		}
 		if errors.Is(err, mongo.ErrNoDocuments) {
 			err = errNoSuchDocument
+		}
+		if err == nil {
+			err = w.updateOne(ctx, b)
 		}
 		if err != nil {
 			return began, fmt.Errorf("read-modify-write _id %d: %w", id, err)

@@ -238,15 +238,9 @@ func (w *workloadRun) do(ctx context.Context, t *workloadThread, b *opBuffers, o
 		}
 		return began, nil
 	case opUpdate:
-		id := w.keys.pick(t.rng)
-		setFilterID(b.filter, id)
-		t.pad.fill(b.update[b.updateAt : b.updateAt+w.padLen])
+		id := w.prepareUpdate(t, b)
 		began := time.Now()
-		res, err := w.coll.UpdateOne(ctx, b.filterArg, b.updateArg)
-		if err == nil && res.MatchedCount == 0 {
-			err = errNoSuchDocument
-		}
-		if err != nil {
+		if err := w.updateOne(ctx, b); err != nil {
 			return began, fmt.Errorf("update _id %d: %w", id, err)
 		}
 		return began, nil
