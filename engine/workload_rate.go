@@ -101,7 +101,7 @@ func (s *rateSchedule) count(off time.Duration) int64 {
 // client near the end does not drop operations, and a run that is behind
 // does not run on for its whole backlog.
 func (w *workloadRun) drainGrace() time.Duration {
-	return min(max(w.spec.Duration/10, 10*time.Millisecond), time.Second)
+	return min(max(w.spec.Duration/5, 100*time.Millisecond), time.Second)
 }
 
 // checkRate checks the open-loop fields, gives a schedule without other

@@ -147,10 +147,11 @@ func TestRateScheduleSteps(t *testing.T) {
 	if res.Total.Count < 790 || res.Total.Count > 801 || res.Behind {
 		t.Errorf("200/s then 600/s for a second each: %d operations, behind %v", res.Total.Count, res.Behind)
 	}
-	if c := res.Series[0].Counts[OpRead]; c < 180 || c > 220 {
+	// A stall of the machine moves some operations into the next second.
+	if c := res.Series[0].Counts[OpRead]; c < 150 || c > 250 {
 		t.Errorf("second 0: %d reads, want about 200", c)
 	}
-	if c := res.Series[1].Counts[OpRead]; c < 540 || c > 660 {
+	if c := res.Series[1].Counts[OpRead]; c < 500 || c > 700 {
 		t.Errorf("second 1: %d reads, want about 600", c)
 	}
 	if math.Abs(res.Rate.TargetOpsPerSec-400) > 12 {
@@ -195,7 +196,7 @@ func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 func TestWarmupExcluded(t *testing.T) {
 	ctx := context.Background()
 	r, s, _ := startLoadedRun(t, "wu.c", 1000)
-	freeze(t, s, 200*time.Millisecond, 400*time.Millisecond)
+	freeze(t, s, 200*time.Millisecond, 700*time.Millisecond)
 	spec := WorkloadSpec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 1500 * time.Millisecond, Threads: 2,
 		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 400}
 	res, err := s.Workload(ctx, spec, nil)
@@ -216,10 +217,10 @@ func TestWarmupExcluded(t *testing.T) {
 	if res.Elapsed < 1450*time.Millisecond || res.Elapsed > 1700*time.Millisecond {
 		t.Errorf("elapsed %v, want the 1.5 s after the warm-up", res.Elapsed)
 	}
-	if !res.Series[0].Warmup || res.Series[0].P99Micros[OpRead] < 300_000 || res.Series[len(res.Series)-1].Warmup {
+	if !res.Series[0].Warmup || res.Series[0].P99Micros[OpRead] < 500_000 || res.Series[len(res.Series)-1].Warmup {
 		t.Errorf("series %+v: want second 0 in the warm-up with the stall, the last second out of it", res.Series)
 	}
-	if res.Total.P99Micros > 200_000 || res.Total.MaxMicros > 300_000 {
+	if res.Total.P99Micros > 200_000 || res.Total.MaxMicros > 500_000 {
 		t.Errorf("summary p99 %.0f µs max %.0f µs: the warm-up's stall leaked into it", res.Total.P99Micros, res.Total.MaxMicros)
 	}
 
