@@ -18,8 +18,9 @@ var statusInterval = 10 * time.Second
 
 // WorkloadStatus is a workload so far, for a status line: the operations
 // finished (warm-up included), the rate over the last interval, and the
-// p99 latency of every operation in the seconds finished so far (from the
-// scheduled start in an open loop).
+// p99 latency of the operations the threads have handed over so far (each
+// thread hands a second over once one of its operations ends in a later
+// one; from the scheduled start in an open loop); 0 when none has been.
 type WorkloadStatus struct {
 	NS        string
 	Elapsed   time.Duration
@@ -29,8 +30,11 @@ type WorkloadStatus struct {
 }
 
 func (s WorkloadStatus) String() string {
-	return fmt.Sprintf("workload %s: %s: %d ops, %.0f ops/s, p99 %.3f ms so far",
-		s.NS, s.Elapsed.Round(time.Second), s.Ops, s.OpsPerSec, s.P99Micros/1000)
+	p99 := Dash
+	if s.P99Micros > 0 {
+		p99 = fmt.Sprintf("%.3f ms", s.P99Micros/1000)
+	}
+	return fmt.Sprintf("workload %s: %s: %d ops, %.0f ops/s, p99 %s so far", s.NS, s.Elapsed.Round(time.Second), s.Ops, s.OpsPerSec, p99)
 }
 
 // statusLine keeps what the next status needs.

@@ -22,7 +22,8 @@ type seriesCollector struct {
 	next    int // the first second not yet final
 	last    int // the last second with an operation, -1 before any
 	points  []SecondPoint
-	// sofar merges every operation of the final seconds, for status lines.
+	// sofar merges every operation of the seconds handed over, for status
+	// lines.
 	sofar *hdrhistogram.Histogram
 }
 
@@ -53,6 +54,7 @@ func (c *seriesCollector) flush(t *workloadThread, next int) {
 			st.errs[op] += t.secErrs[op]
 			if t.secCounts[op] > 0 {
 				st.hists[op].Merge(t.secHists[op])
+				c.sofar.Merge(t.secHists[op])
 				t.secHists[op].Reset()
 			}
 		}
@@ -96,7 +98,6 @@ func (c *seriesCollector) finalise(end int) {
 			p.Counts[name] = st.counts[op]
 			if st.counts[op] > 0 {
 				p.P99Micros[name] = float64(st.hists[op].ValueAtQuantile(99))
-				c.sofar.Merge(st.hists[op])
 			}
 			if st.errs[op] > 0 {
 				if p.Errors == nil {
@@ -127,8 +128,8 @@ func slicesMin(xs []int) int {
 	return m
 }
 
-// p99SoFar returns the p99 latency of the operations of the seconds final
-// so far, in microseconds (0 before any).
+// p99SoFar returns the p99 latency of the operations of the seconds the
+// threads have handed over so far, in microseconds (0 before any).
 func (c *seriesCollector) p99SoFar() float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
