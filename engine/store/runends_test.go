@@ -40,4 +40,7 @@ func TestRunEndAttr(t *testing.T) {
 	if got, err := s.RunEndAttr(ctx, "verdict"); err != nil || len(got) != 0 {
 		t.Errorf("no runs: %v %v", got, err)
 	}
+	if pbs, err := s.Playbooks(ctx); err != nil || len(pbs) != 1 || pbs[0] != exampleRunInfo(time.Now()).PlaybookPath {
+		t.Errorf("playbooks: %q %v", pbs, err)
+	}
 }

@@ -45,3 +45,21 @@ func (s *Store) RunEndAttr(ctx context.Context, key string, runs ...int64) (map[
 	}
 	return out, nil
 }
+
+// Playbooks returns the playbook paths of the recorded runs, sorted.
+func (s *Store) Playbooks(ctx context.Context) ([]string, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT playbook_path FROM runs ORDER BY playbook_path`)
+	if err != nil {
+		return nil, fmt.Errorf("list playbooks: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return nil, fmt.Errorf("list playbooks: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
