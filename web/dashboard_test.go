@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"wtd/engine/compare"
+	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 )
@@ -93,9 +94,22 @@ func recorded(t *testing.T) (*store.Store, compare.RunVerdict) {
 	return st, v
 }
 
+// dashScheduler is a scheduler with schedule "a", its next fires, and a
+// window open until 02:00 whose last transition failed.
+type dashScheduler struct{ fakeScheduler }
+
+func (dashScheduler) Status(int) ([]schedule.ScheduleStatus, []schedule.WindowStatus) {
+	next := time.Date(2030, 1, 16, 1, 0, 0, 0, time.UTC)
+	closes := time.Date(2030, 1, 16, 2, 0, 0, 0, time.Local)
+	return []schedule.ScheduleStatus{{Name: "a", Cron: "@daily", Playbook: "/etc/wtd/playbook.lua", Params: map[string]any{"docs": 2000.0},
+			Next: []time.Time{next, next.Add(24 * time.Hour)}}},
+		[]schedule.WindowStatus{{Name: "offpeak", Cron: "0 1 * * *", Duration: "1h0m0s", Server: "mongodb://127.0.0.1:27017",
+			Next: []time.Time{next}, Open: true, Wanted: true, ClosesAt: &closes, Failing: true, Failures: 2, Error: "connection refused"}}
+}
+
 func serve(t *testing.T, st *store.Store) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(New(Options{Store: st, Scheduler: fakeScheduler{}}))
+	srv := httptest.NewServer(New(Options{Store: st, Scheduler: dashScheduler{}}))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -215,8 +229,11 @@ func TestDashboardPages(t *testing.T) {
 	}
 
 	code, body = get(t, srv.URL+"/schedules")
+	next := time.Date(2030, 1, 16, 1, 0, 0, 0, time.UTC)
 	if code != 200 || !strings.Contains(body, `<tr class="schedule"><td>a</td><td><code>@daily</code>`) ||
-		!strings.Contains(body, "No windows in the config.") || !strings.Contains(body, `<td><a href="/runs/2">2</a></td><td><span class="status-ok">ok</span></td>`) ||
+		!strings.Contains(body, localTime(next)+"<br>"+localTime(next.Add(24*time.Hour))) || !strings.Contains(body, "docs=2000") ||
+		!strings.Contains(body, `<tr class="window"><td>offpeak</td>`) ||
+		!strings.Contains(body, `<td class="warn">open until 02:00:00, failing (2 attempts): connection refused</td>`) || !strings.Contains(body, `<td><a href="/runs/2">2</a></td><td><span class="status-ok">ok</span></td>`) ||
 		!strings.Contains(body, ">"+v.Verdict+"</a>") {
 		t.Errorf("schedules page: %d\n%s", code, body)
 	}

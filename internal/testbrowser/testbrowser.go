@@ -134,3 +134,28 @@ func Screenshot(t testing.TB, ctx context.Context, name string) string {
 	t.Logf("screenshot: %s (%d KB)", out, len(shot)/1024)
 	return out
 }
+
+// DrawnChart is what a report's charts.js says of a chart it drew
+// (window.wtdCharts): its id, the series it drew and those its data has.
+type DrawnChart struct {
+	ID       string `json:"id"`
+	Series   int    `json:"series"`
+	Expected int    `json:"expected"`
+}
+
+// LinePixels is a script that counts, per chart of a report, the canvas
+// pixels in the colours of its lines (charts.js's palette): lines were
+// drawn, not just the axes, grid and step marks (greys, and pale red for a
+// second run's steps).
+const LinePixels = `Array.from(document.querySelectorAll(".chart")).map(function (div) {
+  var pal = [[31,119,180],[214,39,40],[44,160,44],[255,127,14],[148,103,189],[140,86,75],[227,119,194],[23,190,207]];
+  var c = div.querySelector("canvas");
+  if (!c) return 0;
+  var d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, n = 0;
+  for (var i = 0; i < d.length; i += 4) {
+    if (d[i+3] < 128) continue;
+    for (var k = 0; k < pal.length; k++)
+      if (Math.abs(d[i] - pal[k][0]) < 16 && Math.abs(d[i+1] - pal[k][1]) < 16 && Math.abs(d[i+2] - pal[k][2]) < 16) { n++; break; }
+  }
+  return n;
+})`
