@@ -289,11 +289,6 @@ func (s *Server) schedulesView(ctx context.Context) (schedulesPage, error) {
 		return p, err
 	}
 	var ids []int64
-	for _, sc := range reply.Schedules {
-		if sc.LastRun != nil {
-			ids = append(ids, sc.LastRun.ID)
-		}
-	}
 	for _, ev := range evs {
 		if ev.Event == "end" && ev.RunID > 0 {
 			ids = append(ids, ev.RunID)
@@ -309,7 +304,7 @@ func (s *Server) schedulesView(ctx context.Context) (schedulesPage, error) {
 			row.NextText = append(row.NextText, localTime(t))
 		}
 		if sc.LastRun != nil {
-			row.LastStarted, row.LastVerdict = localTime(sc.LastRun.StartedAt), vs[sc.LastRun.ID]
+			row.LastStarted, row.LastVerdict = localTime(sc.LastRun.StartedAt), sc.LastRun.Verdict
 		}
 		p.Schedules = append(p.Schedules, row)
 	}

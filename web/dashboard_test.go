@@ -73,6 +73,10 @@ func recorded(t *testing.T) (*store.Store, compare.RunVerdict) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "fire", RunID: 2,
+			Attrs: map[string]any{"trigger": "schedule a"}}); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "end", RunID: 2,
 			Attrs: map[string]any{"status": "ok", "trigger": "schedule a", VerdictAttr: v}}); err != nil {
 			t.Fatal(err)
@@ -234,7 +238,8 @@ func TestDashboardPages(t *testing.T) {
 		!strings.Contains(body, localTime(next)+"<br>"+localTime(next.Add(24*time.Hour))) || !strings.Contains(body, "docs=2000") ||
 		!strings.Contains(body, `<tr class="window"><td>offpeak</td>`) ||
 		!strings.Contains(body, `<td class="warn">open until 02:00:00, failing (2 attempts): connection refused</td>`) || !strings.Contains(body, `<td><a href="/runs/2">2</a></td><td><span class="status-ok">ok</span></td>`) ||
-		!strings.Contains(body, ">"+v.Verdict+"</a>") {
+		!strings.Contains(body, ">"+v.Verdict+"</a>") ||
+		!regexp.MustCompile(`<tr class="schedule">.*\n<td><a href="/runs/2">2</a> <span class="status-ok">ok</span><br>[^<]*</td>\n<td class="verdict"><a class="v-[a-z-]+" href="/compare\?a=1&amp;b=2"`).MatchString(body) {
 		t.Errorf("schedules page: %d\n%s", code, body)
 	}
 }
@@ -261,6 +266,12 @@ func TestAPIRunsCarryTheirVerdict(t *testing.T) {
 	}
 	if val, ok := r1["verdict"]; !ok || val != nil {
 		t.Errorf("run 1's verdict: %v (present %v), want null", val, ok)
+	}
+	req, _ = http.NewRequest("GET", srv.URL+"/api/v1/schedules", nil)
+	_, body = do(t, req)
+	if sched, _ := body["schedules"].([]any); len(sched) != 1 ||
+		fmt.Sprint(sched[0].(map[string]any)["last_run"].(map[string]any)["verdict"].(map[string]any)["verdict"]) != v.Verdict {
+		t.Errorf("GET /api/v1/schedules: %v", body["schedules"])
 	}
 	req, _ = http.NewRequest("GET", srv.URL+"/api/v1/runs/2", nil)
 	code, body = do(t, req)
