@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -340,7 +341,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Errorf("the window is open but ttlMonitorEnabled = %v", ttl())
 	}
 	table := runCLI(t, nil, "schedules", "--config", cfgPath)
-	if table.code != 0 || !strings.Contains(table.stdout, fmt.Sprintf("quick     @yearly")) || !strings.Contains(table.stdout, "open until") {
+	if table.code != 0 || !strings.Contains(table.stdout, fmt.Sprintf("quick     @yearly")) || !strings.Contains(table.stdout, "open until") ||
+		!regexp.MustCompile(fmt.Sprintf(`\n+quick +@yearly .* %d ok +no baseline +1 `, run.Run.ID)).MatchString(table.stdout) {
 		t.Errorf("wtd schedules: %d\n%s%s", table.code, table.stdout, table.stderr)
 	}
 	body := api.want(200, "GET", "/metrics", nil)
