@@ -1,21 +1,29 @@
 package itest
 
 import (
+	"context"
 	"encoding/binary"
+	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
 	"wtd/minimongod/keyenc"
-	"wtd/minimongod/options"
+	mmoptions "wtd/minimongod/options"
 	"wtd/minimongod/wt"
 )
 
@@ -23,7 +31,21 @@ import (
 // straight on WiredTiger through the binding, in one run:
 //
 //	go test ./minimongod/itest -run '^$' -bench . -benchtime 2s
+//
+// Wire benchmarks talk to minimongod directly, not through the reply
+// checker the tests use, and report the server's CPU per operation, read
+// from its process CPU clock (nanoseconds, every thread, exited ones too).
+// With -mmprofile DIR each wire benchmark also writes minimongod's CPU and
+// allocation profiles of mmprofilesecs seconds of its workload to DIR:
+//
+//	go test ./minimongod/itest -run '^$' -bench PointRead/wire -mmprofile /tmp/prof
+//	go tool pprof -top /tmp/prof/BenchmarkPointRead_wire.cpu.pprof
 const benchDocBytes = 1000
+
+var (
+	mmProfile     = flag.String("mmprofile", "", "write minimongod's CPU and allocation profiles of each wire benchmark to this directory")
+	mmProfileSecs = flag.Int("mmprofilesecs", 5, "seconds of workload each -mmprofile profile covers")
+)
 
 // idOffset is where benchDoc's int32 _id value starts: length, type byte,
 // "_id\x00".
@@ -32,15 +54,153 @@ const idOffset = 4 + 1 + 4
 func benchDoc(r *rand.ChaCha8, id int) []byte {
 	pad := make([]byte, benchDocBytes-30)
 	r.Read(pad)
-	b, _ := bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "pad", Value: pad}})
+	b, err := bson.Marshal(bson.D{{Key: "_id", Value: id}, {Key: "pad", Value: pad}})
+	if err != nil {
+		panic(err)
+	}
 	return b
+}
+
+// benchServer is a minimongod for benchmarks: a direct client (no reply
+// checker in between) and, with -mmprofile, its --pprof address.
+type benchServer struct {
+	*server
+	direct *mongo.Client
+	pprof  string
+}
+
+// startBench starts minimongod with a 1 GB cache for a benchmark.
+func startBench(b *testing.B) *benchServer {
+	args := []string{"--wiredTigerCacheSizeGB", "1"}
+	pprof := ""
+	if *mmProfile != "" {
+		pprof = fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		args = append(args, "--pprof", pprof)
+	}
+	s := start(b, args...)
+	c, err := mongo.Connect(options.Client().ApplyURI(fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", s.mmPort)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := c.Disconnect(context.Background()); err != nil {
+			b.Error(err)
+		}
+	})
+	return &benchServer{server: s, direct: c, pprof: pprof}
+}
+
+func (s *benchServer) coll(db, name string) *mongo.Collection {
+	return s.direct.Database(db).Collection(name)
+}
+
+// cpuTime returns the CPU time the server process has used, every thread
+// included (its CPUCLOCK_SCHED process clock: nanoseconds, not ticks).
+func (s *server) cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	clock := int32((^s.cmd.Process.Pid)<<3 | 2) // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+	var ts syscall.Timespec
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, uintptr(clock), uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		b.Fatalf("clock_gettime of minimongod's CPU clock: %v", e)
+	}
+	return time.Duration(ts.Nano())
+}
+
+// cpuMeter measures the server CPU a benchmark's timed loop uses.
+type cpuMeter struct {
+	s    *benchServer
+	cpu0 time.Duration
+	prof *profileRun
+}
+
+// measure resets the benchmark timer and starts measuring; done reports
+// server CPU per operation in µs, then (with -mmprofile) keeps running op
+// until the profiles are written.
+func (s *benchServer) measure(b *testing.B) *cpuMeter {
+	b.ResetTimer()
+	m := &cpuMeter{s: s, cpu0: s.cpuTime(b)}
+	m.prof = s.startProfiles(b)
+	return m
+}
+
+func (m *cpuMeter) done(b *testing.B, op func()) {
+	cpu := m.s.cpuTime(b) - m.cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
+	m.prof.finish(b, op)
+}
+
+// profileRun is one benchmark's pair of profile downloads.
+type profileRun struct {
+	done chan error
+}
+
+// startProfiles starts fetching minimongod's CPU profile and allocation
+// delta profile over the next mmprofilesecs seconds (nil without
+// -mmprofile, and in the testing package's first run of one iteration).
+func (s *benchServer) startProfiles(b *testing.B) *profileRun {
+	if s.pprof == "" || b.N == 1 {
+		return nil
+	}
+	if err := os.MkdirAll(*mmProfile, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	base := filepath.Join(*mmProfile, strings.NewReplacer("/", "_", " ", "_").Replace(b.Name()))
+	p := &profileRun{done: make(chan error, 2)}
+	for _, kind := range []string{"profile", "allocs"} {
+		url := fmt.Sprintf("http://%s/debug/pprof/%s?seconds=%d", s.pprof, kind, *mmProfileSecs)
+		file := base + map[string]string{"profile": ".cpu.pprof", "allocs": ".allocs.pprof"}[kind]
+		go func() { p.done <- download(url, file) }()
+	}
+	return p
+}
+
+func download(url, file string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// finish keeps the workload going (op, untimed) until both profiles are
+// written, so they cover the workload and nothing else.
+func (p *profileRun) finish(b *testing.B, op func()) {
+	if p == nil {
+		return
+	}
+	for pending := 2; pending > 0; {
+		select {
+		case err := <-p.done:
+			if err != nil {
+				b.Fatal(err)
+			}
+			pending--
+		default:
+			op()
+		}
+	}
 }
 
 // rawEngine opens WiredTiger with minimongod's own open string.
 func rawEngine(b *testing.B) (*wt.Conn, *wt.Session) {
 	dir := b.TempDir()
-	os.MkdirAll(filepath.Join(dir, "journal"), 0o755)
-	opts, err := options.Parse([]string{"--dbpath", dir, "--wiredTigerCacheSizeGB", "1"}, 0)
+	if err := os.MkdirAll(filepath.Join(dir, "journal"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	opts, err := mmoptions.Parse([]string{"--dbpath", dir, "--wiredTigerCacheSizeGB", "1"}, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +208,11 @@ func rawEngine(b *testing.B) (*wt.Conn, *wt.Session) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { conn.Close("") })
+	b.Cleanup(func() {
+		if err := conn.Close(""); err != nil {
+			b.Error(err)
+		}
+	})
 	s, err := conn.OpenSession("")
 	if err != nil {
 		b.Fatal(err)
@@ -63,7 +227,9 @@ func rawKey(id int) []byte {
 	return keyenc.Append(nil, bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(id))})
 }
 
-func BenchmarkInsertBatch1000x1KB(b *testing.B) {
+// Servers and tables live as long as the parent benchmark (top), so the
+// testing package's several runs of a sub-benchmark share them.
+func BenchmarkInsertBatch1000x1KB(top *testing.B) {
 	r := rand.NewChaCha8([32]byte{2})
 	// One batch of documents, reused with fresh _ids patched in place, so
 	// the client's own allocations do not weigh on either side.
@@ -71,62 +237,86 @@ func BenchmarkInsertBatch1000x1KB(b *testing.B) {
 	for j := range docs {
 		docs[j] = benchDoc(r, j)
 	}
-	setIDs := func(base int) {
+	// next is the first _id of the next batch, across every run of a
+	// sub-benchmark (each keeps its server or table).
+	next := 0
+	setIDs := func() {
 		for j, d := range docs {
-			binary.LittleEndian.PutUint32(d[idOffset:], uint32(base+j))
+			binary.LittleEndian.PutUint32(d[idOffset:], uint32(next+j))
 		}
+		next += len(docs)
 	}
-	b.Run("wire", func(b *testing.B) {
-		s := start(b, "--wiredTigerCacheSizeGB", "1")
-		c := s.db("bench").Collection("c")
+	var wire *benchServer
+	top.Run("wire", func(b *testing.B) {
+		if wire == nil {
+			wire = startBench(top)
+		}
+		c := wire.coll("bench", "c")
 		batch := make([]any, len(docs))
 		for j := range docs {
 			batch[j] = bson.Raw(docs[j])
 		}
-		b.SetBytes(1000 * benchDocBytes)
-		b.ResetTimer()
-		cpu0 := s.cpuTime(b)
-		for i := 0; i < b.N; i++ {
-			setIDs(i * 1000)
+		insert := func() {
+			setIDs()
 			if _, err := c.InsertMany(ctx, batch); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64((s.cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N), "server_cpu_ms/op")
+		b.SetBytes(1000 * benchDocBytes)
+		m := wire.measure(b)
+		for i := 0; i < b.N; i++ {
+			insert()
+		}
+		m.done(b, insert)
 	})
 	// The same batch as one insert command through the driver's
 	// RunCommand: no per-document _id check and re-marshal on the client.
-	b.Run("wire-command", func(b *testing.B) {
-		s := start(b, "--wiredTigerCacheSizeGB", "1")
+	var command *benchServer
+	top.Run("wire-command", func(b *testing.B) {
+		if command == nil {
+			command = startBench(top)
+		}
 		raws := make(bson.A, len(docs))
 		for j := range docs {
 			raws[j] = bson.Raw(docs[j])
 		}
 		cmd := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: raws}}
-		b.SetBytes(1000 * benchDocBytes)
-		b.ResetTimer()
-		cpu0 := s.cpuTime(b)
-		for i := 0; i < b.N; i++ {
-			setIDs(i * 1000)
+		insert := func() {
+			setIDs()
 			var res struct {
 				N int `bson:"n"`
 			}
-			if err := s.db("bench").RunCommand(ctx, cmd).Decode(&res); err != nil || res.N != len(docs) {
+			if err := command.direct.Database("bench").RunCommand(ctx, cmd).Decode(&res); err != nil || res.N != len(docs) {
 				b.Fatalf("insert: %v, n=%d", err, res.N)
 			}
 		}
-		b.ReportMetric(float64((s.cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N), "server_cpu_ms/op")
+		b.SetBytes(1000 * benchDocBytes)
+		m := command.measure(b)
+		for i := 0; i < b.N; i++ {
+			insert()
+		}
+		m.done(b, insert)
 	})
-	b.Run("raw", func(b *testing.B) {
-		_, s := rawEngine(b)
-		cur, _ := s.Cursor("table:c", false)
+	var rawSess *wt.Session
+	top.Run("raw", func(b *testing.B) {
+		if rawSess == nil {
+			_, rawSess = rawEngine(top)
+		}
+		s := rawSess
+		cur, err := s.Cursor("table:c", false)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.SetBytes(1000 * benchDocBytes)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			setIDs(i * 1000)
-			s.Begin()
+			base := next
+			setIDs()
+			if err := s.Begin(); err != nil {
+				b.Fatal(err)
+			}
 			for j, d := range docs {
-				if err := cur.Insert(rawKey(i*1000+j), d); err != nil {
+				if err := cur.Insert(rawKey(base+j), d); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -137,40 +327,99 @@ func BenchmarkInsertBatch1000x1KB(b *testing.B) {
 	})
 }
 
-func BenchmarkPointRead(b *testing.B) {
+// BenchmarkPointRead reads one document by _id, from cache, in a
+// collection of 50,000 1 KB documents: over the wire from one client
+// thread (ns/op is the end-to-end latency), from four client threads
+// (ops/s), and straight on WiredTiger.
+func BenchmarkPointRead(top *testing.B) {
 	const n = 50_000
 	r := rand.NewChaCha8([32]byte{3})
-	b.Run("wire", func(b *testing.B) {
-		s := start(b, "--wiredTigerCacheSizeGB", "1")
-		c := s.db("bench").Collection("c")
+	var s *benchServer
+	load := func(b *testing.B) *benchServer {
+		if s != nil {
+			return s
+		}
+		s = startBench(top)
+		c := s.coll("bench", "c")
 		for i := 0; i < n; i += 1000 {
 			docs := make([]any, 1000)
 			for j := range docs {
 				docs[j] = bson.Raw(benchDoc(r, i+j))
 			}
-			c.InsertMany(ctx, docs)
-		}
-		pick := rand.New(rand.NewPCG(1, 1))
-		b.ResetTimer()
-		cpu0 := s.cpuTime(b)
-		defer func() {
-			b.ReportMetric(float64((s.cpuTime(b)-cpu0).Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
-		}()
-		for i := 0; i < b.N; i++ {
-			var out bson.Raw
-			if err := c.FindOne(ctx, bson.D{{Key: "_id", Value: pick.IntN(n)}}).Decode(&out); err != nil {
+			if _, err := c.InsertMany(ctx, docs); err != nil {
 				b.Fatal(err)
 			}
 		}
-	})
-	b.Run("raw", func(b *testing.B) {
-		_, s := rawEngine(b)
-		cur, _ := s.Cursor("table:c", true)
-		s.Begin()
-		for i := 0; i < n; i++ {
-			cur.Insert(rawKey(i), benchDoc(r, i))
+		return s
+	}
+	read := func(c *mongo.Collection, pick *rand.Rand) error {
+		var out bson.Raw
+		return c.FindOne(ctx, bson.D{{Key: "_id", Value: pick.IntN(n)}}).Decode(&out)
+	}
+	mustRead := func(b *testing.B, c *mongo.Collection, pick *rand.Rand) {
+		if err := read(c, pick); err != nil {
+			b.Fatal(err)
 		}
-		s.Commit(false)
+	}
+	top.Run("wire", func(b *testing.B) {
+		s := load(b)
+		c := s.coll("bench", "c")
+		pick := rand.New(rand.NewPCG(1, 1))
+		m := s.measure(b)
+		for i := 0; i < b.N; i++ {
+			mustRead(b, c, pick)
+		}
+		m.done(b, func() { mustRead(b, c, pick) })
+	})
+	top.Run("wire-4threads", func(b *testing.B) {
+		const threads = 4
+		s := load(b)
+		c := s.coll("bench", "c")
+		picks := make([]*rand.Rand, threads)
+		for t := range picks {
+			picks[t] = rand.New(rand.NewPCG(uint64(t)+1, 2))
+		}
+		m := s.measure(b)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for t := 0; t < threads; t++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := t; i < b.N; i += threads {
+					if err := read(c, picks[t]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
+		m.done(b, func() { mustRead(b, c, picks[0]) })
+	})
+	var raw *wt.Cursor
+	top.Run("raw", func(b *testing.B) {
+		if raw == nil {
+			_, s := rawEngine(top)
+			cur, err := s.Cursor("table:c", true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Begin(); err != nil {
+				b.Fatal(err)
+			}
+			for i := 0; i < n; i++ {
+				if err := cur.Insert(rawKey(i), benchDoc(r, i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := s.Commit(false); err != nil {
+				b.Fatal(err)
+			}
+			raw = cur
+		}
+		cur := raw
 		pick := rand.New(rand.NewPCG(1, 1))
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -181,16 +430,4 @@ func BenchmarkPointRead(b *testing.B) {
 			_ = append([]byte(nil), v...)
 		}
 	})
-}
-
-// cpuTime returns the user+system CPU the server process has used.
-func (s *server) cpuTime(b *testing.B) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ = 100
 }
