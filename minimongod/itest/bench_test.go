@@ -96,7 +96,7 @@ func (s *benchServer) coll(db, name string) *mongo.Collection {
 
 // cpuTime returns the CPU time the server process has used, every thread
 // included (its CPUCLOCK_SCHED process clock: nanoseconds, not ticks).
-func (s *server) cpuTime(b *testing.B) time.Duration {
+func (s *server) cpuTime(b testing.TB) time.Duration {
 	b.Helper()
 	clock := int32((^s.cmd.Process.Pid)<<3 | 2) // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
 	var ts syscall.Timespec

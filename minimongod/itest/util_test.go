@@ -1,18 +1,55 @@
 package itest
 
 import (
-	"testing"
-
+	"bytes"
 	"errors"
-	"go.mongodb.org/mongo-driver/v2/bson"
 	"strings"
+	"sync"
+	"testing"
+	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 type mongoIndexModel = mongo.IndexModel
+
+// logBuffer collects a server's output: written by the goroutine that
+// copies the process's output, read by the test.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitLog waits up to 10 s for a line of the server's log holding every
+// one of parts: the log reaches the test through a pipe, a little after
+// the server wrote it.
+func (s *server) waitLog(parts ...string) bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if containsLine(s.log.String(), parts...) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // containsLine reports whether some line of log contains every one of parts.
 func containsLine(log string, parts ...string) bool {
@@ -49,4 +86,24 @@ func writeErrCode(t *testing.T, s *server, cmd bson.D) int32 {
 	}
 	t.Fatalf("%v: %v", cmd[0], err)
 	return 0
+}
+
+// must returns v for a test to check, failing the test at once when err is
+// not nil: must(c.CountDocuments(ctx, filter))(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// noErr fails the test at once when err is not nil.
+func noErr(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
 }
