@@ -34,6 +34,8 @@ type clientConn struct {
 	remote string
 	// op is the operation in flight, while run runs.
 	op *operation
+	// req is the request being served, reused from one to the next.
+	req request
 }
 
 func (s *Server) newClientConn(nc net.Conn) *clientConn {
@@ -111,7 +113,7 @@ func (c *clientConn) close() {
 func (c *clientConn) handle(msg *wire.Message) bool {
 	switch msg.Header.OpCode {
 	case wire.OpMsg:
-		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Body), seqs: msg.Sequences}
+		req := c.newRequest(msg.DB(), bsoncore.Document(msg.Body), msg.Sequences, false)
 		var doc []byte
 		closeAfter := false
 		if _, err := req.lookupErr("$db"); err != nil {
@@ -128,7 +130,7 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
 		return c.write() && !closeAfter
 	case wire.OpQuery:
-		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Query), legacy: true}
+		req := c.newRequest(msg.DB(), bsoncore.Document(msg.Query), nil, true)
 		if inner, err := bsoncore.Document(msg.Query).LookupErr("$query"); err == nil && inner.Type == bsoncore.TypeEmbeddedDocument {
 			req.body = inner.Document()
 		}
@@ -167,6 +169,12 @@ type request struct {
 	indexed bool
 }
 
+// newRequest returns the connection's request, reset for a new command.
+func (c *clientConn) newRequest(db string, body bsoncore.Document, seqs []wire.Sequence, legacy bool) *request {
+	c.req = request{db: db, body: body, seqs: seqs, legacy: legacy}
+	return &c.req
+}
+
 // reqArg is one element of a command body.
 type reqArg struct {
 	key []byte
@@ -203,8 +211,12 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	if err != nil {
 		return c.errorReply(mongoerr.New(mongoerr.CodeFailedToParse, "Empty command object")), false
 	}
-	req.name = first.Key()
-	cmd, ok := commands[req.name]
+	// The command's name is the map's own string: no copy per request.
+	cmd, ok := commands[string(first.KeyBytes())]
+	req.name = cmd.name
+	if !ok {
+		req.name = first.Key()
+	}
 	if !ok || (cmd.testOnly && !c.s.params.testCommands()) {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(mongoerr.New(mongoerr.CodeCommandNotFound, "no such command: '%s'", req.name)), false
