@@ -3,13 +3,16 @@ package itest
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -94,16 +97,55 @@ func (s *benchServer) coll(db, name string) *mongo.Collection {
 	return s.direct.Database(db).Collection(name)
 }
 
-// cpuTime returns the CPU time the server process has used, every thread
-// included (its CPUCLOCK_SCHED process clock: nanoseconds, not ticks).
-func (s *server) cpuTime(b testing.TB) time.Duration {
+// cpuTime returns the CPU time the server process has used.
+func (s *server) cpuTime(b testing.TB) time.Duration { return processCPU(b, s.cmd.Process.Pid) }
+
+// processCPU returns the CPU time process pid has used, every thread
+// included, exited ones too (its CPUCLOCK_SCHED process clock:
+// nanoseconds, not ticks).
+func processCPU(b testing.TB, pid int) time.Duration {
 	b.Helper()
-	clock := int32((^s.cmd.Process.Pid)<<3 | 2) // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+	clock := int32((^pid)<<3 | 2) // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
 	var ts syscall.Timespec
 	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, uintptr(clock), uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
-		b.Fatalf("clock_gettime of minimongod's CPU clock: %v", e)
+		b.Fatalf("clock_gettime of process %d's CPU clock: %v", pid, e)
 	}
 	return time.Duration(ts.Nano())
+}
+
+// startFloor builds and starts floord (see its package comment) for the
+// benchmark and returns its process and a client connected to it.
+func startFloor(b *testing.B) (*exec.Cmd, *mongo.Client) {
+	bin := filepath.Join(b.TempDir(), "floord")
+	if out, err := exec.Command("go", "build", "-o", bin, "wtd/minimongod/itest/floord").CombinedOutput(); err != nil {
+		b.Fatalf("build floord: %v\n%s", err, out)
+	}
+	port := freePort(b)
+	cmd := exec.Command(bin, "-port", strconv.Itoa(port))
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := cmd.Process.Kill(); err != nil {
+			b.Error(err)
+		}
+		var exit *exec.ExitError
+		if err := cmd.Wait(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			b.Errorf("floord ended with %v, want killed", err)
+		}
+	})
+	c, err := mongo.Connect(options.Client().ApplyURI(fmt.Sprintf("mongodb://127.0.0.1:%d/?directConnection=true", port)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := c.Disconnect(context.Background()); err != nil {
+			b.Error(err)
+		}
+	})
+	return cmd, c
 }
 
 // cpuMeter measures the server CPU a benchmark's timed loop uses.
@@ -397,6 +439,25 @@ func BenchmarkPointRead(top *testing.B) {
 		wg.Wait()
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "ops/s")
 		m.done(b, func() { mustRead(b, c, picks[0]) })
+	})
+	// The same reads from floord: what the network and the Go runtime
+	// cost a server at this pace, for nothing.
+	var floor *exec.Cmd
+	var floorClient *mongo.Client
+	top.Run("floor", func(b *testing.B) {
+		if floor == nil {
+			floor, floorClient = startFloor(top)
+		}
+		c := floorClient.Database("bench").Collection("c")
+		pick := rand.New(rand.NewPCG(1, 1))
+		mustRead(b, c, pick) // the connection's handshake
+		b.ResetTimer()
+		cpu0 := processCPU(b, floor.Process.Pid)
+		for i := 0; i < b.N; i++ {
+			mustRead(b, c, pick)
+		}
+		cpu := processCPU(b, floor.Process.Pid) - cpu0
+		b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
 	})
 	var raw *wt.Cursor
 	top.Run("raw", func(b *testing.B) {
