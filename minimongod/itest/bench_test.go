@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +29,7 @@ import (
 
 	"wtd/minimongod/keyenc"
 	mmoptions "wtd/minimongod/options"
+	"wtd/minimongod/wire"
 	"wtd/minimongod/wt"
 )
 
@@ -269,8 +272,82 @@ func rawKey(id int) []byte {
 	return keyenc.Append(nil, bsoncore.Value{Type: bsoncore.TypeInt32, Data: bsoncore.AppendInt32(nil, int32(id))})
 }
 
-// Servers and tables live as long as the parent benchmark (top), so the
-// testing package's several runs of a sub-benchmark share them.
+// opmsgInserter sends a batch as one prepared OP_MSG insert with a
+// document sequence on a connection of its own, the _ids patched in place:
+// a client that costs next to nothing, so that the time is the transfer's
+// and the server's.
+type opmsgInserter struct {
+	conn  net.Conn
+	msg   []byte
+	idAt  []int // offset of each document's int32 _id in msg
+	reply []byte
+}
+
+func newOpmsgInserter(b *testing.B, port int, docs [][]byte) *opmsgInserter {
+	conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := conn.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	body, err := bson.Marshal(bson.D{{Key: "insert", Value: "c"}, {Key: "ordered", Value: true}, {Key: "$db", Value: "bench"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	raws := make([]bson.Raw, len(docs))
+	for j, d := range docs {
+		raws[j] = d
+	}
+	o := &opmsgInserter{conn: conn, msg: wire.AppendMsgSequences(nil, 1, 0, 0, body, wire.Sequence{Identifier: "documents", Docs: raws})}
+	// The documents end the message, back to back.
+	at := len(o.msg)
+	for j := len(docs) - 1; j >= 0; j-- {
+		at -= len(docs[j])
+		o.idAt = append([]int{at + idOffset}, o.idAt...)
+	}
+	return o
+}
+
+// insert sends the batch with _ids base, base+1, ... and checks that the
+// reply counts every document.
+func (o *opmsgInserter) insert(b *testing.B, base int) {
+	for j, at := range o.idAt {
+		binary.LittleEndian.PutUint32(o.msg[at:], uint32(base+j))
+	}
+	if _, err := o.conn.Write(o.msg); err != nil {
+		b.Fatal(err)
+	}
+	o.reply = append(o.reply[:0], 0, 0, 0, 0)
+	if _, err := io.ReadFull(o.conn, o.reply); err != nil {
+		b.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(o.reply))
+	o.reply = slices.Grow(o.reply, n)[:n]
+	if _, err := io.ReadFull(o.conn, o.reply[4:]); err != nil {
+		b.Fatal(err)
+	}
+	m, err := wire.Decode(o.reply)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if got, ok := bsoncore.Document(m.Body).Lookup("n").AsInt64OK(); !ok || got != int64(len(o.idAt)) {
+		b.Fatalf("insert reply %v", m.Body)
+	}
+}
+
+// BenchmarkInsertBatch1000x1KB inserts batches of 1000 1 KB documents over
+// the wire (InsertMany; one insert command through RunCommand; a prepared
+// OP_MSG sent on a plain socket, wire-opmsg), to floord (which stores
+// nothing: the client's and the transfer's share) and straight on
+// WiredTiger in one transaction per batch (raw). "alternating" runs a
+// wire, a wire-opmsg and a raw batch by turns and reports the ratios of
+// their MB/s to raw's, medians over the rounds with their quartiles: on a
+// shared machine the load changes between sub-benchmarks, but hardly
+// within a round. Servers and tables live as long as the parent benchmark (top), so
+// the testing package's several runs of a sub-benchmark share them.
 func BenchmarkInsertBatch1000x1KB(top *testing.B) {
 	r := rand.NewChaCha8([32]byte{2})
 	// One batch of documents, reused with fresh _ids patched in place, so
@@ -282,34 +359,59 @@ func BenchmarkInsertBatch1000x1KB(top *testing.B) {
 	// next is the first _id of the next batch, across every run of a
 	// sub-benchmark (each keeps its server or table).
 	next := 0
-	setIDs := func() {
+	setIDs := func() int {
+		base := next
 		for j, d := range docs {
-			binary.LittleEndian.PutUint32(d[idOffset:], uint32(next+j))
+			binary.LittleEndian.PutUint32(d[idOffset:], uint32(base+j))
 		}
 		next += len(docs)
+		return base
 	}
-	var wire *benchServer
-	top.Run("wire", func(b *testing.B) {
-		if wire == nil {
-			wire = startBench(top)
+	batch := make([]any, len(docs))
+	for j := range docs {
+		batch[j] = bson.Raw(docs[j])
+	}
+	var wireSrv *benchServer
+	wireInsert := func(b *testing.B) {
+		if wireSrv == nil {
+			wireSrv = startBench(top)
 		}
-		c := wire.coll("bench", "c")
-		batch := make([]any, len(docs))
-		for j := range docs {
-			batch[j] = bson.Raw(docs[j])
+		setIDs()
+		if _, err := wireSrv.coll("bench", "c").InsertMany(ctx, batch); err != nil {
+			b.Fatal(err)
 		}
-		insert := func() {
-			setIDs()
-			if _, err := c.InsertMany(ctx, batch); err != nil {
+	}
+	var rawSess *wt.Session
+	var rawCur *wt.Cursor
+	rawInsert := func(b *testing.B) {
+		if rawSess == nil {
+			_, rawSess = rawEngine(top)
+			var err error
+			if rawCur, err = rawSess.Cursor("table:c", false); err != nil {
 				b.Fatal(err)
 			}
 		}
-		b.SetBytes(1000 * benchDocBytes)
-		m := wire.measure(b)
-		for i := 0; i < b.N; i++ {
-			insert()
+		base := setIDs()
+		if err := rawSess.Begin(); err != nil {
+			b.Fatal(err)
 		}
-		m.done(b, insert)
+		for j, d := range docs {
+			if err := rawCur.Insert(rawKey(base+j), d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := rawSess.Commit(false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	top.Run("wire", func(b *testing.B) {
+		wireInsert(b) // starts the server before the timer
+		b.SetBytes(1000 * benchDocBytes)
+		m := wireSrv.measure(b)
+		for i := 0; i < b.N; i++ {
+			wireInsert(b)
+		}
+		m.done(b, func() { wireInsert(b) })
 	})
 	// The same batch as one insert command through the driver's
 	// RunCommand: no per-document _id check and re-marshal on the client.
@@ -339,34 +441,87 @@ func BenchmarkInsertBatch1000x1KB(top *testing.B) {
 		}
 		m.done(b, insert)
 	})
-	var rawSess *wt.Session
 	top.Run("raw", func(b *testing.B) {
-		if rawSess == nil {
-			_, rawSess = rawEngine(top)
-		}
-		s := rawSess
-		cur, err := s.Cursor("table:c", false)
-		if err != nil {
-			b.Fatal(err)
-		}
+		rawInsert(b) // opens the table before the timer
 		b.SetBytes(1000 * benchDocBytes)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			base := next
-			setIDs()
-			if err := s.Begin(); err != nil {
-				b.Fatal(err)
-			}
-			for j, d := range docs {
-				if err := cur.Insert(rawKey(base+j), d); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := s.Commit(false); err != nil {
-				b.Fatal(err)
-			}
+			rawInsert(b)
 		}
 	})
+	// The same batches to floord, which stores nothing: what the client
+	// and the transfer cost.
+	var floorColl *mongo.Collection
+	var floorCmd *exec.Cmd
+	top.Run("floor", func(b *testing.B) {
+		if floorColl == nil {
+			var c *mongo.Client
+			floorCmd, c = startFloor(top)
+			floorColl = c.Database("bench").Collection("c")
+		}
+		insert := func() {
+			setIDs()
+			if res, err := floorColl.InsertMany(ctx, batch); err != nil || len(res.InsertedIDs) != len(docs) {
+				b.Fatalf("insert: %v", err)
+			}
+		}
+		insert()
+		b.SetBytes(1000 * benchDocBytes)
+		b.ResetTimer()
+		cpu0 := processCPU(b, floorCmd.Process.Pid)
+		for i := 0; i < b.N; i++ {
+			insert()
+		}
+		cpu := processCPU(b, floorCmd.Process.Pid) - cpu0
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "server_cpu_us/op")
+	})
+	var opmsg *opmsgInserter
+	opmsgInsert := func(b *testing.B) {
+		if opmsg == nil {
+			wireInsert(b) // the server and its collection
+			opmsg = newOpmsgInserter(top, wireSrv.mmPort, docs)
+		}
+		opmsg.insert(b, setIDs())
+	}
+	top.Run("wire-opmsg", func(b *testing.B) {
+		opmsgInsert(b)
+		b.SetBytes(1000 * benchDocBytes)
+		m := wireSrv.measure(b)
+		for i := 0; i < b.N; i++ {
+			opmsgInsert(b)
+		}
+		m.done(b, func() { opmsgInsert(b) })
+	})
+	top.Run("alternating", func(b *testing.B) {
+		wireInsert(b)
+		opmsgInsert(b)
+		rawInsert(b)
+		var wireRatios, opmsgRatios []float64
+		b.SetBytes(3 * 1000 * benchDocBytes)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			wireInsert(b)
+			t1 := time.Now()
+			opmsgInsert(b)
+			t2 := time.Now()
+			rawInsert(b)
+			raw := float64(time.Since(t2))
+			wireRatios = append(wireRatios, raw/float64(t1.Sub(t0)))
+			opmsgRatios = append(opmsgRatios, raw/float64(t2.Sub(t1)))
+		}
+		b.StopTimer()
+		reportQuartiles(b, "wire_vs_raw", wireRatios)
+		reportQuartiles(b, "opmsg_vs_raw", opmsgRatios)
+	})
+}
+
+// reportQuartiles reports the median of x as name, and its quartiles.
+func reportQuartiles(b *testing.B, name string, x []float64) {
+	slices.Sort(x)
+	b.ReportMetric(x[len(x)/2], name)
+	b.ReportMetric(x[len(x)/4], name+"_p25")
+	b.ReportMetric(x[len(x)*3/4], name+"_p75")
 }
 
 // BenchmarkPointRead reads one document by _id, from cache, in a

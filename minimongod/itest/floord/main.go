@@ -1,10 +1,12 @@
-// Command floord is the floor of BenchmarkPointRead: a server that speaks
-// just enough of the wire protocol for the Go driver's handshake and
-// FindOne, answering every find with the same stored 1 KB document. It
-// reads and decodes each request as minimongod does (wire package,
-// net.Conn through the Go scheduler) and does nothing else, so its CPU per
-// request is what any Go server pays for the network and the runtime at
-// the benchmark's pace; minimongod's figure minus this one is its own work.
+// Command floord is the floor of minimongod's wire benchmarks: a server
+// that speaks just enough of the wire protocol for the Go driver's
+// handshake, FindOne and InsertMany, answering every find with the same
+// stored 1 KB document and every insert with its count of documents, storing
+// nothing. It reads and decodes each request as minimongod does (wire
+// package, net.Conn through the Go scheduler) and does nothing else, so its
+// CPU per request is what any Go server pays for the network and the
+// runtime at the benchmark's pace, and its insert time what the client and
+// the transfer cost; minimongod's figures minus these are its own work.
 //
 //	floord -port 27999
 package main
@@ -67,13 +69,18 @@ func serve(nc net.Conn, connID int32, found []byte) {
 		if err != nil {
 			return
 		}
-		body, _ := msg.Command()
+		body, seqs := msg.Command()
 		first, err := body.IndexErr(0)
 		if err != nil {
 			return
 		}
-		reply := found
-		if first.Key() != "find" {
+		var reply []byte
+		switch first.Key() {
+		case "find":
+			reply = found
+		case "insert":
+			reply = inserted(body, seqs)
+		default:
 			reply = answer(first.Key(), connID)
 		}
 		if msg.Header.OpCode == wire.OpQuery {
@@ -85,6 +92,23 @@ func serve(nc net.Conn, connID int32, found []byte) {
 			return
 		}
 	}
+}
+
+// inserted answers an insert command as if it had stored its documents,
+// from a document sequence or the documents array: {n, ok: 1}.
+func inserted(body bson.Raw, seqs []wire.Sequence) []byte {
+	n := 0
+	for _, sq := range seqs {
+		if sq.Identifier == "documents" {
+			n += len(sq.Docs)
+		}
+	}
+	if docs, err := body.LookupErr("documents"); err == nil {
+		if vals, err := docs.Array().Values(); err == nil {
+			n += len(vals)
+		}
+	}
+	return must(bson.Marshal(bson.D{{Key: "n", Value: int32(n)}, {Key: "ok", Value: 1.0}}))
 }
 
 // answer returns the reply to a command other than find: a 4.4
