@@ -73,7 +73,7 @@ type server struct {
 	port   int
 	mmPort int
 	dbpath string
-	log    *logBuffer
+	log    *serverLog
 	client *mongo.Client
 	done   chan struct{}
 	args   []string
@@ -97,7 +97,7 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 // something and ends with exec).
 func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
 	t.Helper()
-	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &logBuffer{}, done: make(chan struct{}), args: args}
+	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: newServerLog(t), done: make(chan struct{}), args: args}
 	full := []string{mmBinary, "--port", strconv.Itoa(s.port), "--dbpath", dbpath}
 	if !slices.Contains(args, "--bind_ip") {
 		full = append(full, "--bind_ip", "127.0.0.1")
@@ -109,8 +109,8 @@ func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string)
 		full = w
 	}
 	s.cmd = exec.Command(full[0], full[1:]...)
-	s.cmd.Stdout = s.log
-	s.cmd.Stderr = s.log
+	s.cmd.Stdout = s.log.f
+	s.cmd.Stderr = s.log.f
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

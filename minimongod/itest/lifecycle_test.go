@@ -159,9 +159,9 @@ func TestConfigFile(t *testing.T) {
 	cfg := filepath.Join(dir, "mongod.conf")
 	logPath := filepath.Join(dir, "mongod.log")
 	noErr(t, os.WriteFile(cfg, []byte("net:\n  port: "+strconv.Itoa(port)+"\n  bindIp: 127.0.0.1\nstorage:\n  dbPath: "+dir+"\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 0.3\nsystemLog:\n  destination: file\n  path: "+logPath+"\nsetParameter:\n  journalCommitInterval: 20\n"), 0o644))
-	s := &server{t: t, port: port, dbpath: dir, log: &logBuffer{}, done: make(chan struct{})}
+	s := &server{t: t, port: port, dbpath: dir, log: newServerLog(t), done: make(chan struct{})}
 	s.cmd = exec.Command(mmBinary, "-f", cfg)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.Stdout, s.cmd.Stderr = s.log.f, s.log.f
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,11 @@
 package itest
 
 import (
-	"bytes"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,28 +17,36 @@ func errorsAs(err error, target any) bool { return errors.As(err, target) }
 
 type mongoIndexModel = mongo.IndexModel
 
-// logBuffer collects a server's output: written by the goroutine that
-// copies the process's output, read by the test.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+// serverLog is a server's standard output and error: a file the process
+// writes itself (no pipe, no copying goroutine), read whole by String.
+type serverLog struct{ f *os.File }
+
+// newServerLog creates the log file in a temporary directory of t.
+func newServerLog(t testing.TB) *serverLog {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "minimongod.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &serverLog{f: f}
 }
 
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func (l *serverLog) String() string {
+	b, err := os.ReadFile(l.f.Name())
+	if err != nil {
+		return fmt.Sprintf("(cannot read the server's output: %v)", err)
+	}
+	return string(b)
 }
 
 // waitLog waits up to 10 s for a line of the server's log holding every
-// one of parts: the log reaches the test through a pipe, a little after
-// the server wrote it.
+// one of parts, for lines the server may write a little after what the
+// test saw.
 func (s *server) waitLog(parts ...string) bool {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
