@@ -62,6 +62,13 @@ func run(argv []string, stdout, stderr io.Writer) int {
 		}
 		return server.ExitUncaught
 	}
+	if opts.Pprof != "" {
+		if err := servePprof(opts.Pprof, log); err != nil {
+			log.Error("CONTROL", 20557, "initandlisten", "cannot listen for --pprof", mlog.A("error", err.Error()))
+			fmt.Fprintln(stderr, err)
+			return server.ExitBadOptions
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	if err := srv.Serve(ctx); err != nil {

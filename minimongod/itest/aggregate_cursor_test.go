@@ -10,6 +10,7 @@ import (
 // An aggregation whose result needs getMore used to crash the server (its
 // cursor has no collection).
 func TestAggregateResultAcrossGetMore(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("c")
 	docs := make([]any, 250)
@@ -40,6 +41,7 @@ func TestAggregateResultAcrossGetMore(t *testing.T) {
 // A panic while serving one request fails that request with
 // InternalError; the server and the connection stay up.
 func TestPanicFailsOnlyItsRequest(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "enableTestCommands=1")
 	s.run(t, "test", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}}})
 	s.run(t, "admin", bson.D{{Key: "configureFailPoint", Value: "minimongodPanicInCommand"}, {Key: "mode", Value: "alwaysOn"},
@@ -57,7 +59,7 @@ func TestPanicFailsOnlyItsRequest(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("after the panics: count = %d, %v; want 1", n, err)
 	}
-	if !containsLine(s.log.String(), "Uncaught panic while running a command", `"s":"E"`) {
+	if !s.waitLog("Uncaught panic while running a command", `"s":"E"`) {
 		t.Errorf("no error-level log line with the panic:\n%s", s.log.String())
 	}
 	// Without enableTestCommands there is no configureFailPoint.

@@ -15,6 +15,7 @@ import (
 var ctx = context.Background()
 
 func TestHandshakeAndAdminCommands(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--wiredTigerCacheSizeGB", "0.25", "--setParameter", "journalCommitInterval=50")
 	hello := s.run(t, "admin", bson.D{{Key: "hello", Value: 1}})
 	if hello["isWritablePrimary"] != true || hello["maxWireVersion"] != int32(9) {
@@ -71,6 +72,7 @@ func TestHandshakeAndAdminCommands(t *testing.T) {
 }
 
 func TestParameters(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "journalCommitInterval=50")
 	gp := s.run(t, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "journalCommitInterval", Value: 1}})
 	if gp["journalCommitInterval"] != int32(50) {
@@ -103,6 +105,7 @@ func TestParameters(t *testing.T) {
 }
 
 func TestCRUD(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("c")
 	res, err := c.InsertMany(ctx, []any{bson.M{"_id": 1, "a": 1, "s": "x"}, bson.M{"_id": 2, "a": 2}, bson.M{"a": 3}})
@@ -118,12 +121,12 @@ func TestCRUD(t *testing.T) {
 	if !strings.Contains(bwe.WriteErrors[0].Message, "E11000 duplicate key error collection: test.c index: _id_ dup key: { _id: 1 }") {
 		t.Errorf("dup message = %q", bwe.WriteErrors[0].Message)
 	}
-	if n, _ := c.CountDocuments(ctx, bson.M{"_id": 11}); n != 0 {
+	if n := must(c.CountDocuments(ctx, bson.M{"_id": 11}))(t); n != 0 {
 		t.Error("ordered insert went on after the duplicate")
 	}
 	// Unordered goes on.
 	_, err = c.InsertMany(ctx, []any{bson.M{"_id": 1}, bson.M{"_id": 12}}, options.InsertMany().SetOrdered(false))
-	if n, _ := c.CountDocuments(ctx, bson.M{"_id": 12}); err == nil || n != 1 {
+	if n := must(c.CountDocuments(ctx, bson.M{"_id": 12}))(t); err == nil || n != 1 {
 		t.Errorf("unordered insert: %v, n=%d", err, n)
 	}
 	// Long, double and int _id compare by value.
@@ -152,7 +155,7 @@ func TestCRUD(t *testing.T) {
 		t.Fatalf("updateOne: %v %v", ur, err)
 	}
 	doc = bson.M{}
-	c.FindOne(ctx, bson.M{"_id": 1}).Decode(&doc)
+	noErr(t, c.FindOne(ctx, bson.M{"_id": 1}).Decode(&doc))
 	if doc["a"] != int32(6) || doc["b"] != "new" || doc["s"] != nil {
 		t.Errorf("after update: %v", doc)
 	}
@@ -161,7 +164,7 @@ func TestCRUD(t *testing.T) {
 		t.Errorf("upsert: %v %v", ur, err)
 	}
 	ur, err = c.UpdateMany(ctx, bson.M{}, bson.M{"$set": bson.M{"m": true}})
-	total, _ := c.CountDocuments(ctx, bson.M{})
+	total := must(c.CountDocuments(ctx, bson.M{}))(t)
 	if err != nil || ur.MatchedCount != total || ur.ModifiedCount != total {
 		t.Errorf("updateMany: %v %v (total %d)", ur, err, total)
 	}
@@ -169,7 +172,7 @@ func TestCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc = bson.M{}
-	c.FindOne(ctx, bson.M{"_id": 2}).Decode(&doc)
+	noErr(t, c.FindOne(ctx, bson.M{"_id": 2}).Decode(&doc))
 	if doc["only"] != int32(1) || doc["a"] != nil {
 		t.Errorf("after replace: %v", doc)
 	}
@@ -198,7 +201,7 @@ func TestCRUD(t *testing.T) {
 		t.Errorf("deleteMany: %v %v", dr, err)
 	}
 	// The replaced document lost m.
-	if n, _ := c.CountDocuments(ctx, bson.M{}); n != 1 {
+	if n := must(c.CountDocuments(ctx, bson.M{}))(t); n != 1 {
 		t.Errorf("%d documents left, want 1", n)
 	}
 	cnt := s.run(t, "test", bson.D{{Key: "count", Value: "c"}})
@@ -208,6 +211,7 @@ func TestCRUD(t *testing.T) {
 }
 
 func TestCursorsAcrossBatches(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("big")
 	var docs []any
@@ -226,7 +230,7 @@ func TestCursorsAcrossBatches(t *testing.T) {
 		var d struct {
 			ID int `bson:"_id"`
 		}
-		cur.Decode(&d)
+		noErr(t, cur.Decode(&d))
 		if d.ID <= last {
 			t.Fatalf("out of order: %d after %d", d.ID, last)
 		}
@@ -249,7 +253,7 @@ func TestCursorsAcrossBatches(t *testing.T) {
 		t.Errorf("sorted skip/limit: %d docs, first %v", len(got), got[0]["_id"])
 	}
 	// killCursors
-	cur, _ = c.Find(ctx, bson.M{}, options.Find().SetBatchSize(2))
+	cur = must(c.Find(ctx, bson.M{}, options.Find().SetBatchSize(2)))(t)
 	id := cur.ID()
 	if id == 0 {
 		t.Fatal("expected an open cursor")
@@ -275,22 +279,23 @@ func TestCursorsAcrossBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	var agg []bson.M
-	acur.All(ctx, &agg)
+	noErr(t, acur.All(ctx, &agg))
 	if len(agg) != 1 || agg[0]["n"] != int32(286) || agg[0]["total"] != int32(143+143*2) {
 		t.Errorf("$group = %v", agg)
 	}
-	acur, _ = c.Aggregate(ctx, mongo.Pipeline{{{Key: "$skip", Value: 10}}, {{Key: "$limit", Value: 5}}, {{Key: "$count", Value: "k"}}})
-	acur.All(ctx, &agg)
+	acur = must(c.Aggregate(ctx, mongo.Pipeline{{{Key: "$skip", Value: 10}}, {{Key: "$limit", Value: 5}}, {{Key: "$count", Value: "k"}}}))(t)
+	noErr(t, acur.All(ctx, &agg))
 	if len(agg) != 1 || agg[0]["k"] != int32(5) {
 		t.Errorf("$count = %v", agg)
 	}
 }
 
 func TestIndexes(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("ix")
 	for i := 0; i < 300; i++ {
-		c.InsertOne(ctx, bson.M{"_id": i, "k": i % 30, "u": fmt.Sprint("u", i)})
+		must(c.InsertOne(ctx, bson.M{"_id": i, "k": i % 30, "u": fmt.Sprint("u", i)}))(t)
 	}
 	names, err := c.Indexes().CreateMany(ctx, []mongo.IndexModel{
 		{Keys: bson.D{{Key: "k", Value: 1}}},
@@ -318,24 +323,24 @@ func TestIndexes(t *testing.T) {
 		}
 	}
 	before := s.run(t, "admin", bson.D{{Key: "serverStatus", Value: 1}})["metrics"].(bson.M)["queryExecutor"].(bson.M)["scannedObjects"].(int64)
-	c.CountDocuments(ctx, bson.M{"k": 7})
+	must(c.CountDocuments(ctx, bson.M{"k": 7}))(t)
 	after := s.run(t, "admin", bson.D{{Key: "serverStatus", Value: 1}})["metrics"].(bson.M)["queryExecutor"].(bson.M)["scannedObjects"].(int64)
 	if after-before != 10 {
 		t.Errorf("an equality on an indexed field examined %d documents, want 10", after-before)
 	}
 	// Sort by index
-	cur, _ := c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"u": 1}).SetLimit(3))
+	cur := must(c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"u": 1}).SetLimit(3)))(t)
 	var got []bson.M
-	cur.All(ctx, &got)
+	noErr(t, cur.All(ctx, &got))
 	if len(got) != 3 || got[0]["u"] != "u0" || got[1]["u"] != "u1" || got[2]["u"] != "u10" {
 		t.Errorf("sort by u = %v", got)
 	}
 	// Updating an indexed field moves its entry.
-	c.UpdateOne(ctx, bson.M{"_id": 7}, bson.M{"$set": bson.M{"k": 1000}})
-	if n, _ := c.CountDocuments(ctx, bson.M{"k": 1000}); n != 1 {
+	must(c.UpdateOne(ctx, bson.M{"_id": 7}, bson.M{"$set": bson.M{"k": 1000}}))(t)
+	if n := must(c.CountDocuments(ctx, bson.M{"k": 1000}))(t); n != 1 {
 		t.Errorf("after update, k=1000 count %d", n)
 	}
-	if n, _ := c.CountDocuments(ctx, bson.M{"k": 7}); n != 9 {
+	if n := must(c.CountDocuments(ctx, bson.M{"k": 7}))(t); n != 9 {
 		t.Errorf("after update, k=7 count %d", n)
 	}
 	specs, err := c.Indexes().ListSpecifications(ctx)
@@ -350,7 +355,7 @@ func TestIndexes(t *testing.T) {
 		t.Errorf("drop missing index: %v", ce)
 	}
 	s.run(t, "test", bson.D{{Key: "createIndexes", Value: "ix"}, {Key: "indexes", Value: bson.A{bson.M{"key": bson.M{"at": 1}, "name": "ttl", "expireAfterSeconds": 3600}}}})
-	specs, _ = c.Indexes().ListSpecifications(ctx)
+	specs = must(c.Indexes().ListSpecifications(ctx))(t)
 	found := false
 	for _, sp := range specs {
 		if sp.Name == "ttl" && sp.ExpireAfterSeconds != nil && *sp.ExpireAfterSeconds == 3600 {
@@ -390,6 +395,7 @@ func matchK(f bson.M, k int) bool {
 }
 
 func TestCollectionsAndStats(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	db := s.db("shop")
 	if err := db.CreateCollection(ctx, "orders"); err != nil {
@@ -399,7 +405,7 @@ func TestCollectionsAndStats(t *testing.T) {
 	if ce.Code != 48 {
 		t.Errorf("create existing: %v", ce)
 	}
-	db.Collection("items").InsertMany(ctx, []any{bson.M{"x": 1}, bson.M{"x": 2}})
+	must(db.Collection("items").InsertMany(ctx, []any{bson.M{"x": 1}, bson.M{"x": 2}}))(t)
 	names, err := db.ListCollectionNames(ctx, bson.M{})
 	if err != nil || len(names) != 2 {
 		t.Errorf("listCollections: %v %v", names, err)
@@ -431,7 +437,7 @@ func TestCollectionsAndStats(t *testing.T) {
 	if err := db.Drop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	dbs, _ = s.client.ListDatabaseNames(ctx, bson.M{})
+	dbs = must(s.client.ListDatabaseNames(ctx, bson.M{}))(t)
 	if contains(dbs, "shop") {
 		t.Errorf("dropDatabase left %v", dbs)
 	}
@@ -447,6 +453,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestServerSideIDAndSortLimit(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	// The driver adds _id itself; a raw insert command shows the server's.
 	s.run(t, "test", bson.D{{Key: "insert", Value: "gen"}, {Key: "documents", Value: bson.A{bson.M{"a": 1}}}})
@@ -462,7 +469,7 @@ func TestServerSideIDAndSortLimit(t *testing.T) {
 	for i := 0; i < 100; i++ {
 		docs = append(docs, bson.M{"_id": i, "v": 100 - i, "pad": strings.Repeat("p", 200)})
 	}
-	c.InsertMany(ctx, docs)
+	must(c.InsertMany(ctx, docs))(t)
 	s.run(t, "admin", bson.D{{Key: "setParameter", Value: 1}, {Key: "internalQueryExecMaxBlockingSortBytes", Value: 10000}})
 	_, err := c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"v": 1}))
 	var ce mongo.CommandError
@@ -470,26 +477,27 @@ func TestServerSideIDAndSortLimit(t *testing.T) {
 		t.Errorf("in-memory sort past the limit: %v", err)
 	}
 	// Through an index the same sort needs no memory.
-	c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}}})
+	must(c.Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "v", Value: 1}}}))(t)
 	cur, err := c.Find(ctx, bson.M{}, options.Find().SetSort(bson.M{"v": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []bson.M
-	cur.All(ctx, &got)
+	noErr(t, cur.All(ctx, &got))
 	if len(got) != 100 || got[0]["v"] != int32(1) {
 		t.Errorf("sort by index: %d docs, first %v", len(got), got[0])
 	}
 }
 
 func TestIdleCursorsTimeOut(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "cursorTimeoutMillis=300")
 	c := s.db("test").Collection("cur")
 	var docs []any
 	for i := 0; i < 50; i++ {
 		docs = append(docs, bson.M{"_id": i})
 	}
-	c.InsertMany(ctx, docs)
+	must(c.InsertMany(ctx, docs))(t)
 	first := s.run(t, "test", bson.D{{Key: "find", Value: "cur"}, {Key: "batchSize", Value: 5}})
 	id := first["cursor"].(bson.M)["id"].(int64)
 	if id == 0 {

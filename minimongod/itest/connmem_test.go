@@ -21,7 +21,7 @@ func rssBytes(t testing.TB, pid int) int64 {
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			kb := must(strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64))(t)
 			return kb << 10
 		}
 	}
@@ -58,7 +58,7 @@ func idleRound(t testing.TB, s *server, n int, wait time.Duration) int64 {
 	s.run(t, "admin", bson.D{{Key: "ping", Value: 1}})
 	rss := rssBytes(t, s.cmd.Process.Pid)
 	for _, c := range conns {
-		c.Close()
+		noErr(t, c.Close())
 	}
 	return rss
 }
@@ -85,20 +85,21 @@ func TestIdleLargeMessagesCostLittleMemory(t *testing.T) {
 // ones over the cap are closed at once, and a slot frees when a
 // connection ends.
 func TestMaxIncomingConnections(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--maxConns", "8")
 	ss := s.run(t, "admin", bson.D{{Key: "serverStatus", Value: 1}})
 	open := int(num(ss, "connections.current"))
 	conns := declareLargeMessages(t, s, 8-open)
 	extra := declareLargeMessages(t, s, 1)[0]
-	extra.SetReadDeadline(time.Now().Add(5 * time.Second))
+	noErr(t, extra.SetReadDeadline(time.Now().Add(5*time.Second)))
 	if _, err := extra.Read(make([]byte, 1)); err == nil {
 		t.Errorf("connection over the cap was not closed")
 	}
-	if !containsLine(s.log.String(), "Connection refused because there are too many open connections") {
+	if !s.waitLog("Connection refused because there are too many open connections") {
 		t.Errorf("no log line for the refused connection")
 	}
 	for _, c := range conns {
-		c.Close()
+		noErr(t, c.Close())
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {

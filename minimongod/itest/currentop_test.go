@@ -53,7 +53,9 @@ func killOp(t *testing.T, s *server, opid any) {
 
 func TestKillOpEndsQueuedOperation(t *testing.T) {
 	s := start(t, "--setParameter", "executionControlConcurrentReadTransactions=5")
-	loadSlowCollection(t, s, "t", "slow", slowDocs)
+	// Half the benchmark's collection: each wave of five reads still lasts
+	// long enough to find, inspect and kill the queued victim.
+	loadSlowCollection(t, s, "t", "slow", slowDocs/2)
 	// Eight readers for five tickets keep every ticket busy and a queue in
 	// front of the victim, so it always has to wait.
 	stop := make(chan struct{})
@@ -68,7 +70,10 @@ func TestKillOpEndsQueuedOperation(t *testing.T) {
 					return
 				default:
 				}
-				slowReadTagged(s, "blocker")
+				if err := slowReadTagged(s, "blocker"); err != nil {
+					t.Errorf("blocking read: %v", err)
+					return
+				}
 			}
 		}()
 	}
@@ -89,7 +94,7 @@ func TestKillOpEndsQueuedOperation(t *testing.T) {
 	if cmd, _ := op["command"].(bson.M); cmd["count"] != "slow" {
 		t.Errorf("command = %v", op["command"])
 	}
-	before, _ := status(s)
+	before := must(status(s))(t)
 	killOp(t, s, op["opid"])
 	select {
 	case err := <-victim:
@@ -97,7 +102,7 @@ func TestKillOpEndsQueuedOperation(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("killed queued operation still waiting after 5s")
 	}
-	after, _ := status(s)
+	after := must(status(s))(t)
 	if d := num(after, "queues.execution.read.normalPriority.canceled") - num(before, "queues.execution.read.normalPriority.canceled"); d != 1 {
 		t.Errorf("canceled +%d, want 1", d)
 	}
@@ -124,6 +129,7 @@ func TestKillOpEndsRunningScan(t *testing.T) {
 }
 
 func TestCurrentOpListsItselfAndAggregationStage(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	res := s.run(t, "admin", bson.D{{Key: "currentOp", Value: 1}})
 	inprog := res["inprog"].(bson.A)

@@ -9,6 +9,7 @@ import (
 // A delete statement whose limit is not 0 or 1 is refused and deletes
 // nothing (it used to delete every match).
 func TestDeleteWithBadLimitDeletesNothing(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("c")
 	if _, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "_id", Value: 3}}}); err != nil {
@@ -29,7 +30,7 @@ func TestDeleteWithBadLimitDeletesNothing(t *testing.T) {
 			t.Errorf("delete %v: code %d, want %d", tc.stmt, code, tc.code)
 		}
 	}
-	if n, _ := c.CountDocuments(ctx, bson.D{}); n != 3 {
+	if n := must(c.CountDocuments(ctx, bson.D{}))(t); n != 3 {
 		t.Fatalf("%d documents left after refused deletes, want 3", n)
 	}
 	res := s.run(t, "test", bson.D{{Key: "delete", Value: "c"}, {Key: "deletes", Value: bson.A{bson.D{{Key: "q", Value: bson.D{}}, {Key: "limit", Value: 1.0}}}}})

@@ -10,6 +10,7 @@ import (
 // No write path may store a document over 16 MiB, and array backfill
 // stops at 1,500,000 elements: such a document could never be read again.
 func TestDocumentSizeLimitOnEveryWritePath(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	nineMB := strings.Repeat("x", 9<<20)
 	s.run(t, "test", bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{

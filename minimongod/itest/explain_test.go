@@ -9,6 +9,7 @@ import (
 // explain shows the plan the executor really uses and the keys and
 // documents it examined, counted while running it.
 func TestExplain(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("c")
 	docs := make([]any, 1000)
@@ -74,7 +75,7 @@ func TestExplain(t *testing.T) {
 	if field(ex, "queryPlanner.winningPlan.stage") != "UPDATE" || num(ex, "executionStats.totalDocsExamined") != 100 {
 		t.Errorf("update explain = %v", ex)
 	}
-	if n, _ := c.CountDocuments(ctx, bson.D{{Key: "x", Value: 1}}); n != 0 {
+	if n := must(c.CountDocuments(ctx, bson.D{{Key: "x", Value: 1}}))(t); n != 0 {
 		t.Errorf("explain of an update wrote %d documents", n)
 	}
 	ex = explain(bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: bson.A{bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 4}}}},

@@ -5,6 +5,7 @@ package itest
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net"
 	"os"
@@ -36,6 +37,18 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build minimongod: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	// The tests that call t.Parallel mostly wait on servers starting,
+	// syncing and stopping rather than use CPU: run four at a time unless
+	// -parallel says otherwise.
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		if err := flag.Set("test.parallel", "4"); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -60,7 +73,7 @@ type server struct {
 	port   int
 	mmPort int
 	dbpath string
-	log    *bytes.Buffer
+	log    *serverLog
 	client *mongo.Client
 	done   chan struct{}
 	args   []string
@@ -84,7 +97,7 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 // something and ends with exec).
 func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
 	t.Helper()
-	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: &bytes.Buffer{}, done: make(chan struct{}), args: args}
+	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: newServerLog(t), done: make(chan struct{}), args: args}
 	full := []string{mmBinary, "--port", strconv.Itoa(s.port), "--dbpath", dbpath}
 	if !slices.Contains(args, "--bind_ip") {
 		full = append(full, "--bind_ip", "127.0.0.1")
@@ -96,8 +109,8 @@ func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string)
 		full = w
 	}
 	s.cmd = exec.Command(full[0], full[1:]...)
-	s.cmd.Stdout = s.log
-	s.cmd.Stderr = s.log
+	s.cmd.Stdout = s.log.f
+	s.cmd.Stderr = s.log.f
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

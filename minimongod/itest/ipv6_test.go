@@ -11,6 +11,7 @@ import (
 // An IPv6 address is bound only with --ipv6, as in mongod; an IPv4
 // listener does not accept IPv6 clients.
 func TestBindIPv6OnlyWithIPv6(t *testing.T) {
+	t.Parallel()
 	port := freePort(t)
 	out, err := exec.Command(mmBinary, "--port", strconv.Itoa(port), "--bind_ip", "::1", "--dbpath", t.TempDir()).CombinedOutput()
 	if code := exitCode(err); code != 48 {
@@ -21,10 +22,10 @@ func TestBindIPv6OnlyWithIPv6(t *testing.T) {
 	if err != nil {
 		t.Fatalf("dial [::1] with --ipv6: %v", err)
 	}
-	c.Close()
+	noErr(t, c.Close())
 	v4 := start(t)
 	if c, err := net.DialTimeout("tcp", net.JoinHostPort("::1", strconv.Itoa(v4.mmPort)), 2*time.Second); err == nil {
-		c.Close()
+		noErr(t, c.Close())
 		t.Errorf("an IPv4-only server accepted an IPv6 connection")
 	}
 }

@@ -3,6 +3,7 @@ package itest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -21,18 +22,19 @@ import (
 )
 
 func TestRestartPersistence(t *testing.T) {
+	t.Parallel()
 	dbpath := t.TempDir()
 	s := startAt(t, dbpath)
 	c := s.db("keep").Collection("c")
 	for i := 0; i < 500; i++ {
-		c.InsertOne(ctx, bson.M{"_id": i, "k": i % 10})
+		must(c.InsertOne(ctx, bson.M{"_id": i, "k": i % 10}))(t)
 	}
 	if _, err := c.Indexes().CreateOne(ctx, mongoIndex("k")); err != nil {
 		t.Fatal(err)
 	}
-	s.db("keep").CreateCollection(ctx, "empty")
+	noErr(t, s.db("keep").CreateCollection(ctx, "empty"))
 	s.stop()
-	if b, _ := os.ReadFile(filepath.Join(dbpath, "mongod.lock")); len(b) != 0 {
+	if b := must(os.ReadFile(filepath.Join(dbpath, "mongod.lock")))(t); len(b) != 0 {
 		t.Errorf("lock file after clean shutdown holds %q", b)
 	}
 
@@ -41,14 +43,14 @@ func TestRestartPersistence(t *testing.T) {
 	if n, err := c2.CountDocuments(ctx, bson.M{}); err != nil || n != 500 {
 		t.Fatalf("after restart: %d documents, %v", n, err)
 	}
-	if n, _ := c2.CountDocuments(ctx, bson.M{"k": 3}); n != 50 {
+	if n := must(c2.CountDocuments(ctx, bson.M{"k": 3}))(t); n != 50 {
 		t.Errorf("k=3 through the index after restart: %d", n)
 	}
-	specs, _ := c2.Indexes().ListSpecifications(ctx)
+	specs := must(c2.Indexes().ListSpecifications(ctx))(t)
 	if len(specs) != 2 {
 		t.Errorf("indexes after restart: %v", specs)
 	}
-	names, _ := s2.db("keep").ListCollectionNames(ctx, bson.M{})
+	names := must(s2.db("keep").ListCollectionNames(ctx, bson.M{}))(t)
 	if len(names) != 2 {
 		t.Errorf("collections after restart: %v", names)
 	}
@@ -81,7 +83,7 @@ func TestKillRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // more than journalCommitInterval (100 ms)
-	s.cmd.Process.Signal(syscall.SIGKILL)
+	noErr(t, s.cmd.Process.Signal(syscall.SIGKILL))
 	<-s.done
 
 	s2 := startAt(t, dbpath)
@@ -89,7 +91,7 @@ func TestKillRecovery(t *testing.T) {
 	if err != nil || n != 5200 {
 		t.Fatalf("after kill -9: %d documents (%v), want 5200", n, err)
 	}
-	if !strings.Contains(s2.log.String(), "Detected unclean shutdown") {
+	if !s2.waitLog("Detected unclean shutdown") {
 		t.Errorf("restart after kill -9 did not log an unclean shutdown")
 	}
 	cs := s2.run(t, "crash", bson.D{{Key: "collStats", Value: "c"}})
@@ -99,6 +101,7 @@ func TestKillRecovery(t *testing.T) {
 }
 
 func TestLockedDBPath(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	cmd := exec.Command(mmBinary, "--port", strconv.Itoa(freePort(t)), "--dbpath", s.dbpath)
 	out, err := cmd.CombinedOutput()
@@ -114,6 +117,7 @@ func TestLockedDBPath(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		args []string
@@ -129,7 +133,11 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--dbpath", dir, "--setParameter", "noSuchParameter=1", "--port", "0"}, 2, `Illegal --setParameter parameter: "noSuchParameter"`},
 	} {
 		cmd := exec.Command(mmBinary, tc.args...)
-		out, _ := cmd.CombinedOutput()
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
 		if code := cmd.ProcessState.ExitCode(); code != tc.code || !bytes.Contains(out, []byte(tc.want)) {
 			t.Errorf("%v: exit %d, want %d with %q; output:\n%s", tc.args, code, tc.code, tc.want, out)
 		}
@@ -145,14 +153,15 @@ func TestBadFlags(t *testing.T) {
 }
 
 func TestConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	port := freePort(t)
 	cfg := filepath.Join(dir, "mongod.conf")
 	logPath := filepath.Join(dir, "mongod.log")
-	os.WriteFile(cfg, []byte("net:\n  port: "+strconv.Itoa(port)+"\n  bindIp: 127.0.0.1\nstorage:\n  dbPath: "+dir+"\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 0.3\nsystemLog:\n  destination: file\n  path: "+logPath+"\nsetParameter:\n  journalCommitInterval: 20\n"), 0o644)
-	s := &server{t: t, port: port, dbpath: dir, log: &bytes.Buffer{}, done: make(chan struct{})}
+	noErr(t, os.WriteFile(cfg, []byte("net:\n  port: "+strconv.Itoa(port)+"\n  bindIp: 127.0.0.1\nstorage:\n  dbPath: "+dir+"\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 0.3\nsystemLog:\n  destination: file\n  path: "+logPath+"\nsetParameter:\n  journalCommitInterval: 20\n"), 0o644))
+	s := &server{t: t, port: port, dbpath: dir, log: newServerLog(t), done: make(chan struct{})}
 	s.cmd = exec.Command(mmBinary, "-f", cfg)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	s.cmd.Stdout, s.cmd.Stderr = s.log.f, s.log.f
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +177,7 @@ func TestConfigFile(t *testing.T) {
 		t.Errorf("journalCommitInterval from config = %v", gp)
 	}
 	s.stop()
-	logText, _ := os.ReadFile(logPath)
+	logText := must(os.ReadFile(logPath))(t)
 	for _, want := range []string{`"msg":"Waiting for connections"`, `"msg":"Opening WiredTiger"`, "cache_size=307M", "session_max=33000", "statistics=(fast)", "log=(enabled=true,archive=true,path=journal,compressor=snappy)"} {
 		if !bytes.Contains(logText, []byte(want)) {
 			t.Errorf("log has no %s", want)
@@ -177,8 +186,9 @@ func TestConfigFile(t *testing.T) {
 }
 
 func TestShutdownCommand(t *testing.T) {
+	t.Parallel()
 	s := start(t)
-	s.db("x").Collection("c").InsertOne(ctx, bson.M{"a": 1})
+	must(s.db("x").Collection("c").InsertOne(ctx, bson.M{"a": 1}))(t)
 	// mongod closes the connection instead of replying.
 	s.client.Database("admin").RunCommand(ctx, bson.D{{Key: "shutdown", Value: 1}})
 	select {
@@ -200,8 +210,8 @@ func rawConn(t *testing.T, s *server) net.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
-	c.SetDeadline(time.Now().Add(10 * time.Second))
+	t.Cleanup(func() { noErr(t, c.Close()) })
+	noErr(t, c.SetDeadline(time.Now().Add(10*time.Second)))
 	return c
 }
 
@@ -224,11 +234,12 @@ func readReply(t *testing.T, c net.Conn) (*wire.Message, []byte, error) {
 }
 
 func TestLegacyHandshakeAndMalformedMessages(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	// OP_QUERY isMaster gets an OP_REPLY.
 	c := rawConn(t, s)
-	q, _ := bson.Marshal(bson.D{{Key: "isMaster", Value: 1}})
-	c.Write(wire.AppendQuery(nil, 7, 0, "admin.$cmd", 0, -1, q))
+	q := must(bson.Marshal(bson.D{{Key: "isMaster", Value: 1}}))(t)
+	must(c.Write(wire.AppendQuery(nil, 7, 0, "admin.$cmd", 0, -1, q)))(t)
 	_, buf, err := readReply(t, c)
 	if err != nil {
 		t.Fatal(err)
@@ -237,14 +248,14 @@ func TestLegacyHandshakeAndMalformedMessages(t *testing.T) {
 	if err != nil || rep.Header.ResponseTo != 7 || len(rep.Documents) != 1 {
 		t.Fatalf("OP_REPLY: %v %v", rep, err)
 	}
-	if v, _ := rep.Documents[0].LookupErr("ismaster"); !v.Boolean() {
+	if v := must(rep.Documents[0].LookupErr("ismaster"))(t); !v.Boolean() {
 		t.Errorf("isMaster reply = %v", rep.Documents[0])
 	}
 	// An oversized length closes the connection; the server lives on.
 	c2 := rawConn(t, s)
 	var big [16]byte
 	binary.LittleEndian.PutUint32(big[:], 100<<20)
-	c2.Write(big[:])
+	must(c2.Write(big[:]))(t)
 	if _, _, err := readReply(t, c2); err == nil {
 		t.Error("oversized message got a reply")
 	}
@@ -256,14 +267,16 @@ func TestLegacyHandshakeAndMalformedMessages(t *testing.T) {
 	for i := 20; i < 40; i++ {
 		msg[i] = 0xEE
 	}
-	c3.Write(msg)
-	readReply(t, c3)
+	must(c3.Write(msg))(t)
+	if _, _, err := readReply(t, c3); err == nil {
+		t.Error("an OP_MSG with a malformed body got a reply; want the connection closed")
+	}
 	// moreToCome: an unacknowledged insert gets no reply but is done.
 	c4 := rawConn(t, s)
-	body, _ := bson.Marshal(bson.D{{Key: "insert", Value: "unack"}, {Key: "documents", Value: bson.A{bson.M{"_id": 1}}}, {Key: "$db", Value: "test"}})
-	c4.Write(wire.AppendMsg(nil, 1, 0, wire.MoreToCome, body))
-	ping, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}})
-	c4.Write(wire.AppendMsg(nil, 2, 0, 0, ping))
+	body := must(bson.Marshal(bson.D{{Key: "insert", Value: "unack"}, {Key: "documents", Value: bson.A{bson.M{"_id": 1}}}, {Key: "$db", Value: "test"}}))(t)
+	must(c4.Write(wire.AppendMsg(nil, 1, 0, wire.MoreToCome, body)))(t)
+	ping := must(bson.Marshal(bson.D{{Key: "ping", Value: 1}, {Key: "$db", Value: "admin"}}))(t)
+	must(c4.Write(wire.AppendMsg(nil, 2, 0, 0, ping)))(t)
 	_, buf, err = readReply(t, c4)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +285,7 @@ func TestLegacyHandshakeAndMalformedMessages(t *testing.T) {
 	if err != nil || m.Header.ResponseTo != 2 {
 		t.Fatalf("reply to the ping after an unacknowledged insert: %v %v", m, err)
 	}
-	if n, _ := s.db("test").Collection("unack").CountDocuments(ctx, bson.M{}); n != 1 {
+	if n := must(s.db("test").Collection("unack").CountDocuments(ctx, bson.M{}))(t); n != 1 {
 		t.Errorf("unacknowledged insert: %d documents", n)
 	}
 	// The server still serves.

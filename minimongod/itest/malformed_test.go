@@ -22,8 +22,9 @@ const malformedCount = 1000
 // answers or closes the connection, never crashes, and still answers
 // ping afterwards.
 func TestMalformedMessagesAndCommands(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "enableTestCommands=1")
-	s.db("fuzz").Collection("c").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{1, 2}}}, bson.D{{Key: "_id", Value: 2}}})
+	must(s.db("fuzz").Collection("c").InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "a", Value: bson.A{1, 2}}}, bson.D{{Key: "_id", Value: 2}}}))(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
@@ -36,15 +37,15 @@ func TestMalformedMessagesAndCommands(t *testing.T) {
 				t.Fatalf("message %d: dial: %v", i, err)
 			}
 		}
-		c.SetDeadline(time.Now().Add(5 * time.Second))
+		noErr(t, c.SetDeadline(time.Now().Add(5*time.Second)))
 		msg := hostileMessage(rng, int32(i))
 		if _, err := c.Write(msg); err != nil || !replyDue(msg) {
-			c.Close() // a reply would never come: the server waits for more
+			noErr(t, c.Close()) // a reply would never come: the server waits for more
 			c, closed = nil, closed+1
 			continue
 		}
 		if _, _, err := readReply(t, c); err != nil {
-			c.Close() // the server closed it (or a reply is not due)
+			noErr(t, c.Close()) // the server closed it (or a reply is not due)
 			c, closed = nil, closed+1
 		}
 		select {
@@ -54,7 +55,7 @@ func TestMalformedMessagesAndCommands(t *testing.T) {
 		}
 	}
 	if c != nil {
-		c.Close()
+		noErr(t, c.Close())
 	}
 	s.run(t, "admin", bson.D{{Key: "ping", Value: 1}})
 	if n, err := s.db("fuzz").Collection("c").CountDocuments(ctx, bson.D{}); err != nil || n < 0 {
@@ -67,7 +68,10 @@ func TestMalformedMessagesAndCommands(t *testing.T) {
 // command with random arguments.
 func hostileMessage(rng *rand.Rand, id int32) []byte {
 	cmd := randomCommand(rng)
-	body, _ := bson.Marshal(cmd)
+	body, err := bson.Marshal(cmd)
+	if err != nil {
+		panic(err) // randomCommand builds only marshalable commands
+	}
 	msg := wire.AppendMsg(nil, id, 0, 0, body)
 	switch rng.IntN(6) {
 	case 0: // flip bytes after the header

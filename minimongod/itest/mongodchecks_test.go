@@ -14,6 +14,7 @@ import (
 
 // Checks mongod 4.4 makes, with its codes and messages.
 func TestMongodChecks(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	insert := func(coll string, doc bson.D) bson.D {
 		return bson.D{{Key: "insert", Value: coll}, {Key: "documents", Value: bson.A{doc}}}
@@ -58,7 +59,7 @@ func TestMongodChecks(t *testing.T) {
 		bson.D{{Key: "key", Value: bson.D{{Key: "f63", Value: 1}}}, {Key: "name", Value: "f63_1"}}}}}, 67, "add index fails, too many indexes for test.c key:")
 	// OP_MSG without $db.
 	c := rawConn(t, s)
-	body, _ := bson.Marshal(bson.D{{Key: "ping", Value: 1}})
+	body := must(bson.Marshal(bson.D{{Key: "ping", Value: 1}}))(t)
 	if _, err := c.Write(wire.AppendMsg(nil, 1, 0, 0, body)); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestMongodChecks(t *testing.T) {
 	if doc["code"] != int32(40571) || doc["errmsg"] != "OP_MSG requests require a $db argument" {
 		t.Errorf("OP_MSG without $db: %v", doc)
 	}
-	n, _ := s.db("test").Collection("c").CountDocuments(ctx, bson.D{})
+	n := must(s.db("test").Collection("c").CountDocuments(ctx, bson.D{}))(t)
 	if n != 1 {
 		t.Errorf("%d documents, want 1: a refused write wrote", n)
 	}

@@ -9,12 +9,13 @@ import (
 // renameCollection within a database (dropTarget), validate, and the
 // $collStats, $addFields, $unwind, $project and $sort stages.
 func TestRenameValidateAndStages(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("a")
-	c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "tags", Value: bson.A{"x", "y"}}, {Key: "n", Value: 2}},
-		bson.D{{Key: "_id", Value: 2}, {Key: "tags", Value: bson.A{}}, {Key: "n", Value: 1}}})
-	c.Indexes().CreateOne(ctx, mongoIndex("n"))
-	s.db("test").Collection("b").InsertOne(ctx, bson.D{{Key: "_id", Value: 9}})
+	must(c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}, {Key: "tags", Value: bson.A{"x", "y"}}, {Key: "n", Value: 2}},
+		bson.D{{Key: "_id", Value: 2}, {Key: "tags", Value: bson.A{}}, {Key: "n", Value: 1}}}))(t)
+	must(c.Indexes().CreateOne(ctx, mongoIndex("n")))(t)
+	must(s.db("test").Collection("b").InsertOne(ctx, bson.D{{Key: "_id", Value: 9}}))(t)
 	ren := func(drop bool) bson.D {
 		return bson.D{{Key: "renameCollection", Value: "test.a"}, {Key: "to", Value: "test.b"}, {Key: "dropTarget", Value: drop}}
 	}
@@ -22,12 +23,12 @@ func TestRenameValidateAndStages(t *testing.T) {
 		t.Errorf("rename onto an existing collection: %v", ce)
 	}
 	s.run(t, "admin", ren(true))
-	names, _ := s.db("test").ListCollectionNames(ctx, bson.D{})
+	names := must(s.db("test").ListCollectionNames(ctx, bson.D{}))(t)
 	if len(names) != 1 || names[0] != "b" {
 		t.Errorf("collections after rename: %v", names)
 	}
 	b := s.db("test").Collection("b")
-	if n, _ := b.CountDocuments(ctx, bson.D{{Key: "n", Value: 2}}); n != 1 {
+	if n := must(b.CountDocuments(ctx, bson.D{{Key: "n", Value: 2}}))(t); n != 1 {
 		t.Errorf("renamed collection answers %d for n: 2", n)
 	}
 	if ce := s.runErr(t, "admin", ren(false)); ce.Code != 26 {

@@ -55,7 +55,7 @@ func TestProfilerAndSlowQueryLog(t *testing.T) {
 			t.Errorf("profile entry has no %s: %v", k, e)
 		}
 	}
-	if n, _ := s.db("test").Collection("system.profile").CountDocuments(ctx, bson.D{{Key: "op", Value: "insert"}}); n != 0 {
+	if n := must(s.db("test").Collection("system.profile").CountDocuments(ctx, bson.D{{Key: "op", Value: "insert"}}))(t); n != 0 {
 		t.Errorf("%d inserts profiled before profiling was on", n)
 	}
 	if ce := s.runErr(t, "test", bson.D{{Key: "profile", Value: 5}}); ce.Code != 2 {
@@ -64,12 +64,12 @@ func TestProfilerAndSlowQueryLog(t *testing.T) {
 
 	// --profile 1 --slowms 0: every operation is slow, so profiled and logged.
 	s2 := start(t, "--profile", "1", "--slowms", "0")
-	s2.db("p").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}})
+	must(s2.db("p").Collection("c").InsertOne(ctx, bson.D{{Key: "x", Value: 1}}))(t)
 	s2.db("p").Collection("c").FindOne(ctx, bson.D{{Key: "x", Value: 1}})
 	if n, err := s2.db("p").Collection("system.profile").CountDocuments(ctx, bson.D{{Key: "op", Value: "query"}}); err != nil || n != 1 {
 		t.Errorf("level 1 with slowms 0: %d query entries (%v)", n, err)
 	}
-	if !containsLine(s2.log.String(), `"msg":"Slow query"`, `"durationMillis":`, `"planSummary":"COLLSCAN"`, `"ns":"p.c"`) {
+	if !s2.waitLog(`"msg":"Slow query"`, `"durationMillis":`, `"planSummary":"COLLSCAN"`, `"ns":"p.c"`) {
 		t.Errorf("no Slow query log line for the find")
 	}
 	if containsLine(s.log.String(), `"msg":"Slow query"`, `"ns":"test.c"`, `"find"`) {

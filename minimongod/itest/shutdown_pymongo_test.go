@@ -9,6 +9,7 @@ import (
 // AutoReconnect (a 21-byte OP_MSG without a document made its decoder
 // fail with struct.error).
 func TestShutdownFromPymongo(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	out := runPymongo(t, s, `
 try:

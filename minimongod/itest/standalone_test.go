@@ -9,6 +9,7 @@ import (
 // Transactions and replica set commands are refused as a standalone
 // mongod refuses them, and a refused transaction statement writes nothing.
 func TestTransactionsAndReplSetRefused(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	lsid := bson.D{{Key: "id", Value: bson.Binary{Subtype: 4, Data: make([]byte, 16)}}}
 	stmt := bson.D{{Key: "insert", Value: "c"}, {Key: "documents", Value: bson.A{bson.D{{Key: "_id", Value: 1}}}},
@@ -23,7 +24,7 @@ func TestTransactionsAndReplSetRefused(t *testing.T) {
 	if ce := s.runErr(t, "admin", bson.D{{Key: "commitTransaction", Value: 1}}); ce.Code != 20 {
 		t.Errorf("commitTransaction: %v", ce)
 	}
-	if n, _ := s.db("test").Collection("c").CountDocuments(ctx, bson.D{}); n != 0 {
+	if n := must(s.db("test").Collection("c").CountDocuments(ctx, bson.D{}))(t); n != 0 {
 		t.Errorf("%d documents written by refused transaction statements", n)
 	}
 	if ce := s.runErr(t, "admin", bson.D{{Key: "replSetGetStatus", Value: 1}}); ce.Code != 76 || ce.Name != "NoReplicationEnabled" {
@@ -33,10 +34,11 @@ func TestTransactionsAndReplSetRefused(t *testing.T) {
 
 // distinct returns each value once, array elements one by one.
 func TestDistinct(t *testing.T) {
+	t.Parallel()
 	s := start(t)
 	c := s.db("test").Collection("c")
-	c.InsertMany(ctx, []any{bson.D{{Key: "a", Value: 1}, {Key: "g", Value: "x"}}, bson.D{{Key: "a", Value: bson.A{2, 3}}, {Key: "g", Value: "x"}},
-		bson.D{{Key: "a", Value: 1}, {Key: "g", Value: "y"}}, bson.D{{Key: "g", Value: "x"}}})
+	must(c.InsertMany(ctx, []any{bson.D{{Key: "a", Value: 1}, {Key: "g", Value: "x"}}, bson.D{{Key: "a", Value: bson.A{2, 3}}, {Key: "g", Value: "x"}},
+		bson.D{{Key: "a", Value: 1}, {Key: "g", Value: "y"}}, bson.D{{Key: "g", Value: "x"}}}))(t)
 	res := s.run(t, "test", bson.D{{Key: "distinct", Value: "c"}, {Key: "key", Value: "a"}, {Key: "query", Value: bson.D{{Key: "g", Value: "x"}}}})
 	vals := res["values"].(bson.A)
 	if len(vals) != 3 || vals[0] != int32(1) || vals[1] != int32(2) || vals[2] != int32(3) {

@@ -154,7 +154,9 @@ func setParam(t testing.TB, s *server, name string, v any) bson.M {
 
 func TestReadTicketsQueueSlowReads(t *testing.T) {
 	s := start(t, "--setParameter", "executionControlConcurrentReadTransactions=5")
-	loadSlowCollection(t, s, "t", "slow", slowDocs)
+	// A quarter of the benchmark's collection: the reads must overlap, not
+	// be long; 16 of them at once still queue behind 5 tickets.
+	loadSlowCollection(t, s, "t", "slow", slowDocs/4)
 	alone, err := slowRead(s, "t", "slow")
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +188,7 @@ func TestReadTicketsQueueSlowReads(t *testing.T) {
 }
 
 func TestTicketParameters(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "storageEngineConcurrentWriteTransactions=20")
 	gp := s.run(t, "admin", bson.D{{Key: "getParameter", Value: 1}, {Key: "wiredTigerConcurrentWriteTransactions", Value: 1},
 		{Key: "executionControlConcurrentReadTransactions", Value: 1}, {Key: "storageEngineConcurrencyAdjustmentAlgorithm", Value: 1}})
@@ -281,7 +284,10 @@ func TestThroughputProbingChangesTickets(t *testing.T) {
 					return
 				default:
 				}
-				slowRead(s, "t", "slow")
+				if _, err := slowRead(s, "t", "slow"); err != nil {
+					t.Errorf("slow read: %v", err)
+					return
+				}
 			}
 		}()
 	}
@@ -298,12 +304,12 @@ func TestThroughputProbingChangesTickets(t *testing.T) {
 	if len(seen) < 2 {
 		t.Errorf("totalTickets stayed %v under sustained load", seen)
 	}
-	st, _ = status(s)
+	st = must(status(s))(t)
 	if field(st, "queues.execution.monitor") == nil {
 		t.Error("serverStatus has no queues.execution.monitor")
 	}
 	setParam(t, s, "executionControlConcurrencyAdjustmentAlgorithm", "fixedConcurrentTransactions")
-	st, _ = status(s)
+	st = must(status(s))(t)
 	if got := num(st, "queues.execution.read.totalTickets"); got != 128 {
 		t.Errorf("after switching to fixed: %d read tickets, want 128", got)
 	}

@@ -28,6 +28,7 @@ func waitCount(t *testing.T, s *server, coll string, want int64) {
 }
 
 func TestTTLMonitorDeletesExpiredDocuments(t *testing.T) {
+	t.Parallel()
 	s := start(t, "--setParameter", "ttlMonitorSleepSecs=1")
 	now := time.Now()
 	past, future := now.Add(-time.Hour), now.Add(time.Hour)
@@ -55,7 +56,7 @@ func TestTTLMonitorDeletesExpiredDocuments(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := status(s)
+	before := must(status(s))(t)
 	if _, err := events.Indexes().CreateOne(ctx, mongoIndexModel{Keys: bson.D{{Key: "createdAt", Value: 1}},
 		Options: options.Index().SetExpireAfterSeconds(3600 - 60)}); err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestTTLMonitorDeletesExpiredDocuments(t *testing.T) {
 	}
 	waitCount(t, s, "events", 4) // fresh, allFuture, notADate, halfHourOld
 	waitCount(t, s, "scheduled", 1)
-	after, _ := status(s)
+	after := must(status(s))(t)
 	deleted := num(after, "metrics.ttl.deletedDocuments") - num(before, "metrics.ttl.deletedDocuments")
 	if deleted != 23 || num(after, "metrics.ttl.passes") < 2 {
 		t.Errorf("metrics.ttl = %v, want 23 deleted and passes", field(after, "metrics.ttl"))
@@ -89,9 +90,9 @@ func TestTTLMonitorDeletesExpiredDocuments(t *testing.T) {
 	// Disabled, the monitor makes no passes.
 	setParam(t, s, "ttlMonitorEnabled", false)
 	time.Sleep(1200 * time.Millisecond)
-	p1, _ := status(s)
+	p1 := must(status(s))(t)
 	time.Sleep(2200 * time.Millisecond)
-	p2, _ := status(s)
+	p2 := must(status(s))(t)
 	if num(p2, "metrics.ttl.passes") != num(p1, "metrics.ttl.passes") {
 		t.Errorf("passes went from %d to %d with ttlMonitorEnabled false", num(p1, "metrics.ttl.passes"), num(p2, "metrics.ttl.passes"))
 	}
@@ -104,9 +105,10 @@ func TestTTLMonitorDeletesExpiredDocuments(t *testing.T) {
 }
 
 func TestCollModErrors(t *testing.T) {
+	t.Parallel()
 	s := start(t)
-	s.db("t").Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}})
-	s.db("t").Collection("c").Indexes().CreateOne(ctx, mongoIndexModel{Keys: bson.D{{Key: "a", Value: 1}}})
+	must(s.db("t").Collection("c").InsertOne(ctx, bson.D{{Key: "a", Value: 1}}))(t)
+	must(s.db("t").Collection("c").Indexes().CreateOne(ctx, mongoIndexModel{Keys: bson.D{{Key: "a", Value: 1}}}))(t)
 	for _, tc := range []struct {
 		cmd  bson.D
 		code int32

@@ -48,7 +48,7 @@ func TestWriteConcernJAsNumberWaitsForJournal(t *testing.T) {
 	if synced := logSyncs(t, s) - before; synced < n/2 {
 		t.Errorf("%d writes with j: 1 caused %d journal syncs, want one each", n, synced)
 	}
-	s.cmd.Process.Signal(syscall.SIGKILL)
+	noErr(t, s.cmd.Process.Signal(syscall.SIGKILL))
 	<-s.done
 	s2 := startAt(t, dbpath)
 	got, err := s2.db("test").Collection("c").CountDocuments(ctx, bson.D{})

@@ -5,6 +5,8 @@
 package options
 
 import (
+	"net"
+	"strconv"
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -77,6 +79,9 @@ type Options struct {
 	LogAppend      bool
 	PIDFilePath    string
 	ConfigFile     string
+	// Pprof is --pprof host:port, minimongod's own debugging listener
+	// (Go's /debug/pprof handlers); loopback addresses only.
+	Pprof string
 
 	// Argv is a copy of the arguments given to Parse.
 	Argv []string
@@ -143,7 +148,7 @@ func gather(args []string) (env, error) {
 func validate(e env) error {
 	checks := []func(env) string{
 		checkVerboseString, checkPortRange, checkSyncDelay, checkCacheSize,
-		checkCompressors, checkBindConflict, checkJournalConflict,
+		checkCompressors, checkBindConflict, checkJournalConflict, checkPprof,
 	}
 	for _, check := range checks {
 		if reason := check(e); reason != "" {
@@ -151,6 +156,22 @@ func validate(e env) error {
 		}
 	}
 	return nil
+}
+
+// checkPprof requires --pprof to be a loopback host:port: the profiling
+// handlers are for the person debugging on this machine only.
+func checkPprof(e env) string {
+	v, ok := e[keyPprof].(string)
+	if !ok {
+		return ""
+	}
+	host, _, err := net.SplitHostPort(v)
+	if err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			return ""
+		}
+	}
+	return "--pprof must be a loopback host:port (127.0.0.1:6060 or [::1]:6060), not " + strconv.Quote(v)
 }
 
 // checkVerboseString requires --verbose's value to be all v's

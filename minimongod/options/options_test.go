@@ -74,6 +74,8 @@ func TestEachOption(t *testing.T) {
 			return o.IPv6 && cmp.Equal(o.BindIP, []string{"0.0.0.0", "::"})
 		}},
 		{"maxConns", []string{"--maxConns", "50"}, func(o *Options) bool { return o.MaxConns == 50 }},
+		{"pprof", []string{"--pprof", "127.0.0.1:6060"}, func(o *Options) bool { return o.Pprof == "127.0.0.1:6060" }},
+		{"pprof ipv6", []string{"--pprof=[::1]:0"}, func(o *Options) bool { return o.Pprof == "[::1]:0" }},
 		{"bind_ip_all", []string{"--bind_ip_all"}, func(o *Options) bool {
 			return o.BindIPAll && cmp.Equal(o.BindIP, []string{"0.0.0.0"})
 		}},
@@ -237,6 +239,9 @@ func TestInitErrors(t *testing.T) {
 		{[]string{"-vx"}, `The "verbose" option string cannot contain any characters other than "v"`},
 		{[]string{"-v", "foo"}, `The "verbose" option string cannot contain any characters other than "v"`},
 		{[]string{"--logpath="}, "logpath cannot be empty if supplied"},
+		{[]string{"--pprof", "0.0.0.0:6060"}, `--pprof must be a loopback host:port (127.0.0.1:6060 or [::1]:6060), not "0.0.0.0:6060"`},
+		{[]string{"--pprof", "localhost:6060"}, `--pprof must be a loopback host:port (127.0.0.1:6060 or [::1]:6060), not "localhost:6060"`},
+		{[]string{"--pprof", "127.0.0.1"}, `--pprof must be a loopback host:port (127.0.0.1:6060 or [::1]:6060), not "127.0.0.1"`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

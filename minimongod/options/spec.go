@@ -76,6 +76,7 @@ const (
 	keyCollConf    = "storage.wiredTiger.collectionConfig.configString"
 	keyPrefixComp  = "storage.wiredTiger.indexConfig.prefixCompression"
 	keyIndexConf   = "storage.wiredTiger.indexConfig.configString"
+	keyPprof       = "pprof"
 )
 
 // specs lists every supported option in help order. Names, types,
@@ -151,6 +152,9 @@ var specs = []spec{
 		help: "Use prefix compression on row-store leaf pages"},
 	{key: keyIndexConf, cli: "wiredTigerIndexConfigString", yaml: true, kind: kString, section: secWT,
 		help: "WiredTiger custom index configuration settings"},
+	// minimongod's own debugging aid, not mongod's: Go's pprof handlers
+	// on a loopback address.
+	{key: keyPprof, cli: "pprof", kind: kString, section: secGeneral, hidden: true},
 }
 
 // findCLI returns the spec with the given command line long name.

@@ -106,6 +106,7 @@ func storeGeneral(o *Options, e env) {
 	o.LogAppend = e[keyLogAppend] == true
 	o.PIDFilePath, _ = e[keyPIDFile].(string)
 	o.ConfigFile, _ = e[keyConfig].(string)
+	o.Pprof, _ = e[keyPprof].(string)
 	if v, ok := e[keySetParam].([]Param); ok {
 		o.SetParameters = append([]Param(nil), v...)
 	}

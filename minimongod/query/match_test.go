@@ -1,6 +1,7 @@
 package query
 
 import (
+	"reflect"
 	"testing"
 )
 
@@ -184,6 +185,45 @@ func TestCompileErrors(t *testing.T) {
 		code, msg := errInfo(err)
 		if code != tc.code || tc.msg != "" && msg != tc.msg {
 			t.Errorf("Compile(%s) = %d %q, want %d %q", tc.filter, code, msg, tc.code, tc.msg)
+		}
+	}
+}
+
+// TestCompileIDEqualityShortcut checks that Compile's shortcut for
+// {_id: v} builds exactly what the general compiler builds, and that it
+// leaves every other filter to the general compiler.
+func TestCompileIDEqualityShortcut(t *testing.T) {
+	for _, tc := range []struct {
+		filter   string
+		shortcut bool
+	}{
+		{`{"_id": 5}`, true},
+		{`{"_id": "x"}`, true},
+		{`{"_id": {"$oid": "5f0000000000000000000001"}}`, true},
+		{`{"_id": {"$numberLong": "7"}}`, true},
+		{`{"_id": 1.5}`, true},
+		{`{"_id": null}`, false},
+		{`{"_id": [1]}`, false},
+		{`{"_id": {"a": 1}}`, false},
+		{`{"_id": {"$eq": 5}}`, false},
+		{`{"_id": {"$regularExpression": {"pattern": "a", "options": ""}}}`, false},
+		{`{"_id": 5, "a": 1}`, false},
+		{`{"a": 5}`, false},
+	} {
+		filter := mj(t, tc.filter)
+		if _, ok := plainIDEquality(filter); ok != tc.shortcut {
+			t.Errorf("plainIDEquality(%s) = %v, want %v", tc.filter, ok, tc.shortcut)
+		}
+		got, err := Compile(filter)
+		if err != nil {
+			t.Fatalf("Compile(%s): %v", tc.filter, err)
+		}
+		want, err := compileGeneral(&Matcher{}, filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Compile(%s) = %#v, the general compiler gives %#v", tc.filter, got, want)
 		}
 	}
 }

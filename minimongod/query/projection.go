@@ -26,6 +26,10 @@ type Projection struct {
 	whole     bool
 }
 
+// wholeDocument is the projection of no spec, shared: a compiled
+// projection is never changed.
+var wholeDocument = &Projection{root: &projNode{}, whole: true}
+
 // projNode is one level of the projection's path tree.
 type projNode struct {
 	children map[string]*projNode
@@ -37,11 +41,10 @@ type projNode struct {
 // as dotted paths); projection operators and computed fields are not
 // supported.
 func CompileProjection(spec bson.Raw) (*Projection, error) {
-	p := &Projection{root: &projNode{}}
 	if len(spec) == 0 || len(spec) == 5 {
-		p.whole = true
-		return p, nil
+		return wholeDocument, nil
 	}
+	p := &Projection{root: &projNode{}}
 	fields := map[string]bool{}
 	var order []string
 	if err := flattenProjection(spec, "", fields, &order); err != nil {

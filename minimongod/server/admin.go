@@ -33,7 +33,7 @@ func cmdHello(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	} else {
 		dst = bsoncore.AppendBooleanElement(dst, "ismaster", true)
 	}
-	if v, err := req.body.LookupErr("helloOk"); err == nil && v.Type == bsoncore.TypeBoolean && v.Boolean() {
+	if v, err := req.lookupErr("helloOk"); err == nil && v.Type == bsoncore.TypeBoolean && v.Boolean() {
 		dst = bsoncore.AppendBooleanElement(dst, "helloOk", true)
 	}
 	dst = bsoncore.AppendInt32Element(dst, "maxBsonObjectSize", 16*1024*1024)

@@ -25,11 +25,11 @@ func cmdAggregate(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	} else if !(first.Type == bsoncore.TypeInt32 || first.Type == bsoncore.TypeDouble || first.Type == bsoncore.TypeInt64) {
 		return nil, mongoerr.New(mongoerr.CodeInvalidNamespace, "collection name has invalid type %s", typeName(first.Type))
 	}
-	pv, err := req.body.LookupErr("pipeline")
+	pv, err := req.lookupErr("pipeline")
 	if err != nil || pv.Type != bsoncore.TypeArray {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'aggregate.pipeline' is missing but a required field")
 	}
-	curv, err := req.body.LookupErr("cursor")
+	curv, err := req.lookupErr("cursor")
 	if (err != nil || curv.Type != bsoncore.TypeEmbeddedDocument) && !boolArg(req, "explain") {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "The 'cursor' option is required, except for aggregate with the explain argument")
 	}

@@ -44,7 +44,7 @@ func typeName(t bsoncore.Type) string {
 // null). It is a copy because compiled filters and projections may outlive
 // the request buffer in a cursor.
 func docArg(req *request, name string) (bson.Raw, error) {
-	v, err := req.body.LookupErr(name)
+	v, err := req.lookupErr(name)
 	if err != nil || v.Type == bsoncore.TypeNull {
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ func docArg(req *request, name string) (bson.Raw, error) {
 
 // intArg returns an optional integer field.
 func intArg(req *request, name string, def int64) (int64, error) {
-	v, err := req.body.LookupErr(name)
+	v, err := req.lookupErr(name)
 	if err != nil || v.Type == bsoncore.TypeNull {
 		return def, nil
 	}
@@ -70,7 +70,7 @@ func intArg(req *request, name string, def int64) (int64, error) {
 }
 
 func boolArg(req *request, name string) bool {
-	v, err := req.body.LookupErr(name)
+	v, err := req.lookupErr(name)
 	if err != nil {
 		return false
 	}
@@ -92,7 +92,7 @@ func docsArg(req *request, name string) ([]bson.Raw, error) {
 			return s.Docs, nil
 		}
 	}
-	v, err := req.body.LookupErr(name)
+	v, err := req.lookupErr(name)
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field '%s.%s' is missing but a required field", req.name, name)
 	}

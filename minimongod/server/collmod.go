@@ -25,7 +25,7 @@ func cmdCollMod(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			return nil, mongoerr.New(mongoerr.CodeNotImplemented, "minimongod's collMod supports only index.expireAfterSeconds, not %q", el.Key())
 		}
 	}
-	v, err := req.body.LookupErr("index")
+	v, err := req.lookupErr("index")
 	if err != nil {
 		return dst, nil
 	}

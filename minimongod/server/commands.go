@@ -10,6 +10,7 @@ import (
 // command is one server command: run appends reply elements (everything
 // but ok) to dst.
 type command struct {
+	name         string // its key in commands
 	run          func(c *clientConn, req *request, dst []byte) ([]byte, error)
 	adminOnly    bool
 	counter      func(*counters) *atomic.Int64 // opcounter, default "command"
@@ -81,6 +82,10 @@ func init() {
 		"abortTransaction":  admin(cmdNoTransaction),
 
 		"configureFailPoint": {run: cmdConfigureFailPoint, adminOnly: true, testOnly: true},
+	}
+	for name, cmd := range commands {
+		cmd.name = name
+		commands[name] = cmd
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"wtd/minimongod/mlog"
 	"wtd/minimongod/mongoerr"
+	"wtd/minimongod/rawbson"
 	"wtd/minimongod/storage"
 	"wtd/minimongod/wire"
 )
@@ -33,6 +34,8 @@ type clientConn struct {
 	remote string
 	// op is the operation in flight, while run runs.
 	op *operation
+	// req is the request being served, reused from one to the next.
+	req request
 }
 
 func (s *Server) newClientConn(nc net.Conn) *clientConn {
@@ -71,7 +74,7 @@ func (c *clientConn) ctxName() string { return "conn" + strconv.FormatInt(c.id, 
 func (c *clientConn) serve() {
 	defer c.close()
 	for {
-		msg, buf, err := wire.ReadMessage(c.br, c.rbuf, wire.DefaultMaxMessageSize)
+		msg, buf, err := wire.ReadMessage(c.br, bufferFor(c.br, c.rbuf), wire.DefaultMaxMessageSize)
 		c.rbuf = buf
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) && !c.s.closing.Load() {
@@ -86,7 +89,7 @@ func (c *clientConn) serve() {
 		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
 		c.s.stats.numRequests.Add(1)
 		ok := c.handle(msg)
-		c.rbuf, c.out, c.frame = trim(c.rbuf), trim(c.out), trim(c.frame)
+		c.rbuf, c.out, c.frame = trimToPool(c.rbuf), trim(c.out), trim(c.frame)
 		c.s.inflight.Done()
 		if !ok {
 			return
@@ -110,10 +113,10 @@ func (c *clientConn) close() {
 func (c *clientConn) handle(msg *wire.Message) bool {
 	switch msg.Header.OpCode {
 	case wire.OpMsg:
-		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Body), seqs: msg.Sequences}
+		req := c.newRequest(msg.DB(), bsoncore.Document(msg.Body), msg.Sequences, false)
 		var doc []byte
 		closeAfter := false
-		if _, err := req.body.LookupErr("$db"); err != nil {
+		if _, err := req.lookupErr("$db"); err != nil {
 			doc = c.errorReply(mongoerr.New(mongoerr.CodeNoDB, "OP_MSG requests require a $db argument"))
 		} else {
 			doc, closeAfter = c.run(req)
@@ -127,7 +130,7 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
 		return c.write() && !closeAfter
 	case wire.OpQuery:
-		req := &request{db: msg.DB(), body: bsoncore.Document(msg.Query), legacy: true}
+		req := c.newRequest(msg.DB(), bsoncore.Document(msg.Query), nil, true)
 		if inner, err := bsoncore.Document(msg.Query).LookupErr("$query"); err == nil && inner.Type == bsoncore.TypeEmbeddedDocument {
 			req.body = inner.Document()
 		}
@@ -159,6 +162,47 @@ type request struct {
 	body   bsoncore.Document
 	seqs   []wire.Sequence
 	legacy bool // OP_QUERY
+
+	// args are the body's elements, read once by the first lookupErr.
+	args    []reqArg
+	argsBuf [16]reqArg
+	indexed bool
+}
+
+// newRequest returns the connection's request, reset for a new command.
+func (c *clientConn) newRequest(db string, body bsoncore.Document, seqs []wire.Sequence, legacy bool) *request {
+	c.req = request{db: db, body: body, seqs: seqs, legacy: legacy}
+	return &c.req
+}
+
+// reqArg is one element of a command body.
+type reqArg struct {
+	key []byte
+	val bsoncore.Value
+}
+
+// lookupErr returns the body's first element named name, as
+// bsoncore.Document.LookupErr does, reading the body only once per request
+// however many arguments a command looks up.
+func (r *request) lookupErr(name string) (bsoncore.Value, error) {
+	if !r.indexed {
+		r.indexed = true
+		r.args = r.argsBuf[:0]
+		it := rawbson.NewIter(r.body)
+		for {
+			k, v, ok := it.Next()
+			if !ok {
+				break
+			}
+			r.args = append(r.args, reqArg{key: k, val: v})
+		}
+	}
+	for i := range r.args {
+		if string(r.args[i].key) == name {
+			return r.args[i].val, nil
+		}
+	}
+	return bsoncore.Value{}, bsoncore.ErrElementNotFound
 }
 
 // run dispatches a command and returns the reply document.
@@ -167,13 +211,17 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	if err != nil {
 		return c.errorReply(mongoerr.New(mongoerr.CodeFailedToParse, "Empty command object")), false
 	}
-	req.name = first.Key()
-	cmd, ok := commands[req.name]
+	// The command's name is the map's own string: no copy per request.
+	cmd, ok := commands[string(first.KeyBytes())]
+	req.name = cmd.name
+	if !ok {
+		req.name = first.Key()
+	}
 	if !ok || (cmd.testOnly && !c.s.params.testCommands()) {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(mongoerr.New(mongoerr.CodeCommandNotFound, "no such command: '%s'", req.name)), false
 	}
-	if err := checkTransactionFields(req.body); err != nil {
+	if err := checkTransactionFields(req); err != nil {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(err), false
 	}
@@ -233,61 +281,67 @@ func nsOf(req *request) string {
 // storage runs f as storage work: holding a ticket of kind (waiting in
 // the queue for one) and the engine's shared lock. It must not nest.
 func (c *clientConn) storage(kind ticketKind, f func() error) error {
-	unlock, err := c.lockStorage(kind)
-	if err != nil {
+	if err := c.s.acquireTicket(c.op, kind); err != nil {
 		return err
 	}
-	defer unlock()
+	c.sess.Lock()
+	defer c.unlockStorage(kind)
 	return f()
+}
+
+func (c *clientConn) unlockStorage(kind ticketKind) {
+	c.sess.Unlock()
+	c.s.releaseTicket(c.op, kind)
 }
 
 // lockStorage takes a ticket of kind and then the engine's shared lock (in
 // that order, so that no operation waits for a ticket while it holds the
 // lock a catalog change waits for) and returns their release.
 func (c *clientConn) lockStorage(kind ticketKind) (func(), error) {
-	release, err := c.s.takeTicket(c.op, kind)
-	if err != nil {
+	op := c.op
+	if err := c.s.acquireTicket(op, kind); err != nil {
 		return nil, err
 	}
 	c.sess.Lock()
 	return func() {
 		c.sess.Unlock()
-		release()
+		c.s.releaseTicket(op, kind)
 	}, nil
 }
 
-// takeTicket takes a ticket of kind for op and returns its release. An
-// operation that already holds one of that kind takes it again without
-// queueing (a write statement's scan and its transactions).
+// takeTicket takes a ticket of kind for op and returns its release.
 func (s *Server) takeTicket(op *operation, k ticketKind) (func(), error) {
-	h := s.exec.holder(k)
-	release := func() {
-		op.held[k]--
-		if op.held[k] == 0 {
-			h.release(time.Since(op.ticketAt[k]))
-		}
+	if err := s.acquireTicket(op, k); err != nil {
+		return nil, err
 	}
+	return func() { s.releaseTicket(op, k) }, nil
+}
+
+// acquireTicket takes a ticket of kind k for op; releaseTicket gives it
+// back. An operation that already holds one of that kind takes it again
+// without queueing (a write statement's scan and its transactions).
+func (s *Server) acquireTicket(op *operation, k ticketKind) error {
 	if op.held[k] > 0 {
 		op.held[k]++
-		return release, nil
+		return nil
 	}
 	if err := op.interrupted(); err != nil {
-		return nil, err
+		return err
 	}
-	onQueue := func(q bool) {
-		if q {
-			op.queued.Store(int32(k) + 1)
-		} else {
-			op.queued.Store(0)
-		}
-	}
-	if err := h.acquire(op.killCh, !op.admitted, onQueue); err != nil {
-		return nil, err
+	if err := s.exec.holder(k).acquire(op.killCh, !op.admitted, op.queuedFor(k)); err != nil {
+		return err
 	}
 	op.admitted = true
 	op.held[k] = 1
 	op.ticketAt[k] = time.Now()
-	return release, nil
+	return nil
+}
+
+func (s *Server) releaseTicket(op *operation, k ticketKind) {
+	op.held[k]--
+	if op.held[k] == 0 {
+		s.exec.holder(k).release(time.Since(op.ticketAt[k]))
+	}
 }
 
 // errorReply builds {ok: 0, errmsg, code, codeName}.

@@ -76,7 +76,7 @@ func cmdCurrentOp(c *clientConn, req *request, dst []byte) ([]byte, error) {
 // cmdKillOp interrupts the operation {op: opid}. As mongod, it answers
 // "attempting to kill op" whether or not the operation exists.
 func cmdKillOp(c *clientConn, req *request, dst []byte) ([]byte, error) {
-	v, err := req.body.LookupErr("op")
+	v, err := req.lookupErr("op")
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.CodeNoSuchKey, "Missing expected field \"op\"")
 	}

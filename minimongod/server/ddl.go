@@ -259,7 +259,7 @@ func cmdDropIndexes(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if coll == nil {
 		return nil, mongoerr.New(mongoerr.CodeNamespaceNotFound, "ns not found %s.%s", req.db, name)
 	}
-	v, err := req.body.LookupErr("index")
+	v, err := req.lookupErr("index")
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'dropIndexes.index' is missing but a required field")
 	}

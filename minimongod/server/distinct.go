@@ -19,7 +19,7 @@ func cmdDistinct(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv, err := req.body.LookupErr("key")
+	kv, err := req.lookupErr("key")
 	if err != nil {
 		return nil, mongoerr.New(mongoerr.CodeMissingField, "BSON field 'distinct.key' is missing but a required field")
 	}

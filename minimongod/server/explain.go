@@ -22,7 +22,7 @@ func cmdExplain(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "explain command requires a nested object")
 	}
 	verbosity := "allPlansExecution"
-	if vv, err := req.body.LookupErr("verbosity"); err == nil {
+	if vv, err := req.lookupErr("verbosity"); err == nil {
 		if vv.Type != bsoncore.TypeString || !explainVerbosities[vv.StringValue()] {
 			return nil, mongoerr.New(mongoerr.CodeFailedToParse, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}")
 		}

@@ -38,12 +38,12 @@ func cmdConfigureFailPoint(c *clientConn, req *request, dst []byte) ([]byte, err
 	if v.Type != bsoncore.TypeString || v.StringValue() != failPanicInCommand {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "Cannot find failpoint: %s", v.String())
 	}
-	mode, err := req.body.LookupErr("mode")
+	mode, err := req.lookupErr("mode")
 	if err != nil || mode.Type != bsoncore.TypeString || (mode.StringValue() != "alwaysOn" && mode.StringValue() != "off") {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "minimongod's fail points take mode \"alwaysOn\" or \"off\"")
 	}
 	set := map[string]bool{}
-	if data, err := req.body.LookupErr("data"); err == nil && data.Type == bsoncore.TypeEmbeddedDocument {
+	if data, err := req.lookupErr("data"); err == nil && data.Type == bsoncore.TypeEmbeddedDocument {
 		if names, err := data.Document().LookupErr("commands"); err == nil && names.Type == bsoncore.TypeArray {
 			vals, _ := names.Array().Values()
 			for _, n := range vals {

@@ -158,7 +158,7 @@ func cmdFind(c *clientConn, req *request, dst []byte) ([]byte, error) {
 
 // checkFindLimit refuses a negative or NaN limit, as mongod 4.4's find.
 func checkFindLimit(req *request) error {
-	v, err := req.body.LookupErr("limit")
+	v, err := req.lookupErr("limit")
 	if err != nil {
 		return nil
 	}
@@ -243,7 +243,7 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if !ok || v.Type != bsoncore.TypeInt64 {
 		return nil, mongoerr.New(mongoerr.CodeTypeMismatch, "BSON field 'getMore.getMore' is the wrong type '%s', expected type 'long'", typeName(v.Type))
 	}
-	collV, err := req.body.LookupErr("collection")
+	collV, err := req.lookupErr("collection")
 	if err != nil || collV.Type != bsoncore.TypeString {
 		return nil, mongoerr.New(40414, "BSON field 'getMore.collection' is missing but a required field")
 	}
@@ -277,7 +277,7 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 }
 
 func cmdKillCursors(c *clientConn, req *request, dst []byte) ([]byte, error) {
-	v, err := req.body.LookupErr("cursors")
+	v, err := req.lookupErr("cursors")
 	if err != nil || v.Type != bsoncore.TypeArray {
 		return nil, mongoerr.New(mongoerr.CodeFailedToParse, "BSON field 'killCursors.cursors' is missing but a required field")
 	}

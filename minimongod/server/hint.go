@@ -22,7 +22,7 @@ type queryHint struct {
 // {$natural: ±1}); nil when absent or empty. A hint naming no index of
 // coll is BadValue, as in mongod.
 func hintArg(req *request, coll *storage.Collection) (*queryHint, error) {
-	v, err := req.body.LookupErr("hint")
+	v, err := req.lookupErr("hint")
 	if err != nil || coll == nil {
 		return nil, nil
 	}

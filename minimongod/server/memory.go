@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"encoding/binary"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -41,6 +42,42 @@ func trim(b []byte) []byte {
 		return nil
 	}
 	return b
+}
+
+// bigBufs holds message buffers larger than keepBufBytes that connections
+// have finished with (*[]byte), so that a stream of large messages (batch
+// inserts) reuses them instead of allocating and zeroing megabytes per
+// message. The pool empties itself over two garbage collections when large
+// messages stop.
+var bigBufs sync.Pool
+
+// trimToPool is trim for a message buffer: a large one goes to bigBufs.
+func trimToPool(b []byte) []byte {
+	if cap(b) > keepBufBytes {
+		bigBufs.Put(&b)
+		return nil
+	}
+	return b
+}
+
+// bufferFor returns buf, or a pooled buffer when the next message is
+// larger than buf and than keepBufBytes. It waits for the message's length
+// prefix as reading the message would; a pooled buffer is memory already
+// allocated, so a message that announces a large length and never comes
+// costs nothing more than before.
+func bufferFor(br *bufio.Reader, buf []byte) []byte {
+	hdr, err := br.Peek(4)
+	if err != nil {
+		return buf // reading the message meets the same error
+	}
+	n := int(int32(binary.LittleEndian.Uint32(hdr)))
+	if n <= cap(buf) || n <= keepBufBytes {
+		return buf
+	}
+	if p, ok := bigBufs.Get().(*[]byte); ok && cap(*p) >= n {
+		return *p
+	}
+	return buf
 }
 
 // memoryLoop hands memory the heap no longer uses back to the system,

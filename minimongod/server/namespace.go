@@ -71,14 +71,22 @@ func (c *clientConn) ensureCollection(db, name string) (*storage.Collection, err
 // checkTopLevelFields refuses $-prefixed top-level field names in a
 // document to insert, as mongod does.
 func checkTopLevelFields(doc bson.Raw) error {
-	elems, err := bsoncore.Document(doc).Elements()
-	if err != nil {
-		return mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: %v", err)
+	// One walk over the top-level elements, with no allocation: this runs
+	// for every inserted document.
+	n, rest, ok := bsoncore.ReadLength(doc)
+	if !ok || n < 5 || int(n) > len(doc) {
+		return mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
 	}
-	for _, el := range elems {
-		if strings.HasPrefix(el.Key(), "$") {
-			return mongoerr.New(mongoerr.CodeBadValue, "Document can't have $ prefixed field names: %s", el.Key())
+	rest = rest[:n-5]
+	for len(rest) > 0 {
+		el, r, ok := bsoncore.ReadElement(rest)
+		if !ok {
+			return mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
 		}
+		if k := el.KeyBytes(); len(k) > 0 && k[0] == '$' {
+			return mongoerr.New(mongoerr.CodeBadValue, "Document can't have $ prefixed field names: %s", k)
+		}
+		rest = r
 	}
 	return nil
 }

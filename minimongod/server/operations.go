@@ -42,6 +42,19 @@ type operation struct {
 	ticketAt [2]time.Time
 }
 
+// queuedFor returns the function a ticket pool calls when op starts
+// (true) and stops (false) waiting for a ticket of kind k, so currentOp
+// can show it.
+func (op *operation) queuedFor(k ticketKind) func(bool) {
+	return func(q bool) {
+		if q {
+			op.queued.Store(int32(k) + 1)
+		} else {
+			op.queued.Store(0)
+		}
+	}
+}
+
 // kill interrupts the operation: a queued one stops waiting, a running
 // scan stops at its next check.
 func (op *operation) kill() {

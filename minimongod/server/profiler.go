@@ -82,7 +82,7 @@ func cmdProfile(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, mongoerr.New(mongoerr.CodeBadValue, "Invalid profiling level: %s", lv.String())
 	}
 	var slowMS *int64
-	if v, err := req.body.LookupErr("slowms"); err == nil {
+	if v, err := req.lookupErr("slowms"); err == nil {
 		n, ok := v.AsInt64OK()
 		if !ok {
 			return nil, mongoerr.New(mongoerr.CodeTypeMismatch, "BSON field 'profile.slowms' is the wrong type '%s', expected types '[long, int, decimal, double]'", typeName(v.Type))
@@ -90,7 +90,7 @@ func cmdProfile(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		slowMS = &n
 	}
 	var rate *float64
-	if v, err := req.body.LookupErr("sampleRate"); err == nil {
+	if v, err := req.lookupErr("sampleRate"); err == nil {
 		f, ok := v.AsFloat64OK()
 		if !ok || f < 0 || f > 1 {
 			return nil, mongoerr.New(mongoerr.CodeBadValue, "'sampleRate' must be between 0.0 and 1.0 inclusive")

@@ -1,17 +1,13 @@
 package server
 
-import (
-	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
-
-	"wtd/minimongod/mongoerr"
-)
+import "wtd/minimongod/mongoerr"
 
 // checkTransactionFields refuses, as a standalone mongod does, any
 // statement of a transaction or retryable write: minimongod is not a
 // replica set member, so nothing of it is run.
-func checkTransactionFields(body bsoncore.Document) error {
-	for _, f := range []string{"txnNumber", "startTransaction", "autocommit"} {
-		if _, err := body.LookupErr(f); err == nil {
+func checkTransactionFields(req *request) error {
+	for _, f := range [...]string{"txnNumber", "startTransaction", "autocommit"} {
+		if _, err := req.lookupErr(f); err == nil {
 			return mongoerr.New(mongoerr.CodeIllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos")
 		}
 	}

@@ -14,7 +14,7 @@ import (
 // dropTarget}, within one database.
 func cmdRenameCollection(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	fromV := req.body.Index(0).Value()
-	toV, err := req.body.LookupErr("to")
+	toV, err := req.lookupErr("to")
 	if fromV.Type != bsoncore.TypeString || err != nil || toV.Type != bsoncore.TypeString {
 		return nil, mongoerr.New(mongoerr.CodeTypeMismatch, "'renameCollection' and 'to' must be namespace strings")
 	}

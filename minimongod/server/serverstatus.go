@@ -87,7 +87,7 @@ func cmdServerStatus(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	d = bsoncore.AppendInt64Element(d, "uptimeEstimate", int64(up.Seconds()))
 	d = appendDate(d, "localTime", now)
 	for _, sec := range statusSections {
-		if v, err := req.body.LookupErr(sec.name); err == nil && !truthy(v) {
+		if v, err := req.lookupErr(sec.name); err == nil && !truthy(v) {
 			continue
 		}
 		d = sec.add(c, d)

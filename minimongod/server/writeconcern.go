@@ -29,7 +29,7 @@ func (wc writeConcern) sync() bool { return wc.journal || wc.fsync }
 // must be "majority".
 func writeConcernArg(req *request) (writeConcern, error) {
 	wc := writeConcern{w: 1}
-	v, err := req.body.LookupErr("writeConcern")
+	v, err := req.lookupErr("writeConcern")
 	if err != nil || v.Type == bsoncore.TypeNull {
 		return wc, nil
 	}

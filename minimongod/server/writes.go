@@ -47,7 +47,7 @@ func appendWriteErrors(dst []byte, errs []writeError) []byte {
 
 // orderedArg is the write commands' "ordered" (default true).
 func orderedArg(req *request) bool {
-	if _, err := req.body.LookupErr("ordered"); err != nil {
+	if _, err := req.lookupErr("ordered"); err != nil {
 		return true
 	}
 	return boolArg(req, "ordered")

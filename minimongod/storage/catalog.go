@@ -100,7 +100,7 @@ func (e *Engine) loadCatalog(recount bool) error {
 			return fmt.Errorf("decode catalog entry: %w", err)
 		}
 		db, name, _ := strings.Cut(ent.NS, ".")
-		c := &Collection{e: e, DB: db, Name: name, Ident: ent.Ident, Options: cloneRaw(ent.Options)}
+		c := newCollection(e, db, name, ent.Ident, cloneRaw(ent.Options))
 		maxSeq = max(maxSeq, identSeq(ent.Ident))
 		for _, ie := range ent.Indexes {
 			ix, err := parseIndexSpec(cloneRaw(ie.Spec))

@@ -19,6 +19,7 @@ type Collection struct {
 	Name    string
 	Ident   string
 	Options bson.Raw
+	uri     string // "table:" + Ident, set by newCollection
 
 	indexes    []*Index // secondary indexes; _id is the table itself
 	numRecords atomic.Int64
@@ -28,8 +29,18 @@ type Collection struct {
 // NS returns "db.name".
 func (c *Collection) NS() string { return c.DB + "." + c.Name }
 
+// newCollection returns the collection db.name stored in table ident.
+func newCollection(e *Engine, db, name, ident string, options bson.Raw) *Collection {
+	return &Collection{e: e, DB: db, Name: name, Ident: ident, Options: options, uri: "table:" + ident}
+}
+
 // URI returns the collection's WiredTiger table.
-func (c *Collection) URI() string { return "table:" + c.Ident }
+func (c *Collection) URI() string {
+	if c.uri != "" {
+		return c.uri
+	}
+	return "table:" + c.Ident
+}
 
 // Count returns the number of documents.
 func (c *Collection) Count() int64 { return c.numRecords.Load() }

@@ -218,7 +218,7 @@ func (e *Engine) createLocked(db, name string, options bson.Raw) (*Collection, e
 	if e.Collection(db, name) != nil {
 		return nil, ErrExists
 	}
-	c := &Collection{e: e, DB: db, Name: name, Ident: e.newIdent("collection"), Options: options}
+	c := newCollection(e, db, name, e.newIdent("collection"), options)
 	if err := e.meta.Create(c.URI(), rawFormat+e.cfg.CollectionConfig); err != nil {
 		return nil, fmt.Errorf("create collection table: %w", err)
 	}
@@ -306,7 +306,8 @@ func (e *Engine) RenameCollection(c *Collection, newName string, dropTarget bool
 	if target != nil && !dropTarget {
 		return ErrExists
 	}
-	renamed := &Collection{e: e, DB: c.DB, Name: newName, Ident: c.Ident, Options: c.Options, indexes: c.indexes}
+	renamed := newCollection(e, c.DB, newName, c.Ident, c.Options)
+	renamed.indexes = c.indexes
 	err := e.catalogTxn(func(cat, sizes *wt.Cursor) error {
 		if err := cat.Remove([]byte(c.NS())); err != nil {
 			return err

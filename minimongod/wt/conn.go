@@ -59,5 +59,5 @@ func (c *Conn) OpenSession(config string) (*Session, error) {
 	if err := check("WT_CONNECTION.open_session", C.wtd_open_session(c.c, cfg, &s)); err != nil {
 		return nil, err
 	}
-	return &Session{s: s, cursors: map[string]*Cursor{}}, nil
+	return &Session{s: s, cursors: map[cursorKey]*Cursor{}}, nil
 }

@@ -11,20 +11,26 @@ import "unsafe"
 // (key_format=u,value_format=u). Slices it returns alias WiredTiger's memory
 // and stay valid only until the next operation on the cursor.
 type Cursor struct {
-	c        *C.WT_CURSOR
-	cacheKey string
+	c *C.WT_CURSOR
+	// positioned is false after a reset and after operations that leave
+	// no position (insert); Session.Cursor resets only positioned ones.
+	positioned bool
 }
 
 // Close closes the cursor.
 func (c *Cursor) Close() error { return check("WT_CURSOR.close", C.wtd_cursor_close(c.c)) }
 
 // Reset releases the cursor's position.
-func (c *Cursor) Reset() error { return check("WT_CURSOR.reset", C.wtd_cursor_reset(c.c)) }
+func (c *Cursor) Reset() error {
+	c.positioned = false
+	return check("WT_CURSOR.reset", C.wtd_cursor_reset(c.c))
+}
 
 // Search finds key and returns its value, or ErrNotFound.
 func (c *Cursor) Search(key []byte) ([]byte, error) {
 	var v unsafe.Pointer
 	var vl C.size_t
+	c.positioned = true
 	if err := check("WT_CURSOR.search", C.wtd_cursor_search(c.c, ptr(key), C.size_t(len(key)), &v, &vl)); err != nil {
 		return nil, err
 	}
@@ -35,6 +41,7 @@ func (c *Cursor) Search(key []byte) ([]byte, error) {
 // >0 when the cursor is before, at or after key. ErrNotFound: table empty.
 func (c *Cursor) SearchNear(key []byte) (exact int, err error) {
 	var e C.int
+	c.positioned = true
 	if err := check("WT_CURSOR.search_near", C.wtd_cursor_search_near(c.c, ptr(key), C.size_t(len(key)), &e)); err != nil {
 		return 0, err
 	}
@@ -48,19 +55,27 @@ func (c *Cursor) Insert(key, value []byte) error {
 
 // Update replaces the value of an existing key.
 func (c *Cursor) Update(key, value []byte) error {
+	c.positioned = true
 	return check("WT_CURSOR.update", C.wtd_cursor_update(c.c, ptr(key), C.size_t(len(key)), ptr(value), C.size_t(len(value))))
 }
 
 // Remove deletes key.
 func (c *Cursor) Remove(key []byte) error {
+	c.positioned = true
 	return check("WT_CURSOR.remove", C.wtd_cursor_remove(c.c, ptr(key), C.size_t(len(key))))
 }
 
 // Next moves to the next record; ErrNotFound at the end.
-func (c *Cursor) Next() error { return check("WT_CURSOR.next", C.wtd_cursor_next(c.c)) }
+func (c *Cursor) Next() error {
+	c.positioned = true
+	return check("WT_CURSOR.next", C.wtd_cursor_next(c.c))
+}
 
 // Prev moves to the previous record; ErrNotFound at the start.
-func (c *Cursor) Prev() error { return check("WT_CURSOR.prev", C.wtd_cursor_prev(c.c)) }
+func (c *Cursor) Prev() error {
+	c.positioned = true
+	return check("WT_CURSOR.prev", C.wtd_cursor_prev(c.c))
+}
 
 // Key returns the key at the cursor's position.
 func (c *Cursor) Key() ([]byte, error) {

@@ -10,7 +10,7 @@ import "unsafe"
 // Session is a WiredTiger session (WT_SESSION) with a cache of open cursors.
 type Session struct {
 	s       *C.WT_SESSION
-	cursors map[string]*Cursor
+	cursors map[cursorKey]*Cursor
 	errbuf  [512]byte
 	inTxn   bool
 }
@@ -106,16 +106,24 @@ func (s *Session) LogFlush(sync bool) error {
 	return check("WT_SESSION.log_flush", C.wtd_session_log_flush(s.s, cfg))
 }
 
+// cursorKey names a cached cursor.
+type cursorKey struct {
+	uri       string
+	overwrite bool
+}
+
 // Cursor returns this session's cached cursor on uri, opening it on first
 // use. overwrite=false cursors fail inserts of existing keys with a
-// duplicate-key error. The cursor is reset before it is returned.
+// duplicate-key error. The cursor is reset before it is returned (when it
+// holds a position: a reset of an unpositioned cursor does nothing).
 func (s *Session) Cursor(uri string, overwrite bool) (*Cursor, error) {
-	key := uri
-	if !overwrite {
-		key = uri + "\x00no-overwrite"
-	}
+	key := cursorKey{uri, overwrite}
 	if c, ok := s.cursors[key]; ok {
-		c.Reset()
+		if c.positioned {
+			if err := c.Reset(); err != nil {
+				return nil, err
+			}
+		}
 		return c, nil
 	}
 	cfg := ""
@@ -126,14 +134,13 @@ func (s *Session) Cursor(uri string, overwrite bool) (*Cursor, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.cacheKey = key
 	s.cursors[key] = c
 	return c, nil
 }
 
 // CloseCursors closes this session's cached cursors on uri.
 func (s *Session) CloseCursors(uri string) {
-	for _, key := range []string{uri, uri + "\x00no-overwrite"} {
+	for _, key := range [...]cursorKey{{uri, true}, {uri, false}} {
 		if c, ok := s.cursors[key]; ok {
 			delete(s.cursors, key)
 			c.Close()
