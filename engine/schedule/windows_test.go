@@ -94,7 +94,10 @@ func TestWindowOpensAtStartAndClosesOnStop(t *testing.T) {
 				extra = "    leave_open: true\n"
 			}
 			sv := f.serve(f.config(windowConfig(nowSpec(), "10m", srv.URI, extra)), nil)
-			waitUntil(t, 5*time.Second, "the window opened at start", func() bool { return ttlEnabled(t, srv.URI) })
+			waitUntil(t, 5*time.Second, "the window opened at start", func() bool {
+				_, w := sv.s.Status(1)
+				return ttlEnabled(t, srv.URI) && len(w) == 1 && w[0].Open
+			})
 			_, wins := sv.s.Status(1)
 			if len(wins) != 1 || !wins[0].Open || !wins[0].Wanted || wins[0].ClosesAt == nil {
 				t.Errorf("status: %+v", wins)
@@ -133,7 +136,12 @@ func TestFailedTransitionIsRetried(t *testing.T) {
 		t.Errorf("waits between attempts %s, %s: want at least 100 ms, growing", gap1, gap2)
 	}
 	srv := testbin.StartMinimongod(t, port, "--setParameter", "ttlMonitorEnabled=false")
-	waitUntil(t, 5*time.Second, "the window open once the server is up", func() bool { return ttlEnabled(t, srv.URI) })
+	// The parameter is set before the transition is read back and recorded:
+	// wait for both.
+	waitUntil(t, 5*time.Second, "the window open once the server is up", func() bool {
+		_, w := sv.s.Status(1)
+		return ttlEnabled(t, srv.URI) && len(w) == 1 && w[0].Open
+	})
 	_, wins = sv.s.Status(1)
 	if wins[0].Failing || !wins[0].Open || wins[0].Last == nil {
 		t.Errorf("status after the retry: %+v", wins[0])
