@@ -26,6 +26,8 @@ type runFlags struct {
 	noWait   bool
 	// allowDirs are the --allow-dir directories (absolute once checked).
 	allowDirs []string
+	// allowServices are the units mongod.service may restart.
+	allowServices []string
 }
 
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -82,6 +84,7 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 	cmd.Flags().DurationVar(&f.interval, "sample-interval", time.Second, "how often to record serverStatus and host metrics (0 turns sampling off)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "exit 3 at once when another experiment holds the host's lock, instead of waiting")
 	addAllowDirFlag(cmd, &f.allowDirs)
+	cmd.Flags().StringArrayVar(&f.allowServices, "allow-service", nil, "a service unit mongod.service may restart through its service manager (its config is put back at the end), repeatable")
 	return cmd
 }
 
@@ -168,6 +171,7 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	defer progress.close()
 	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
+		AllowServices: f.allowServices,
 		Log: progress.logWriter(), Errors: env.Stderr},
 		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
 	if err != nil {
