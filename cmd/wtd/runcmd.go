@@ -172,7 +172,7 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		AllowServices: f.allowServices,
-		Log: progress.logWriter(), Errors: env.Stderr},
+		Log:           progress.logWriter(), Errors: env.Stderr},
 		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
