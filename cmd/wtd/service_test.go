@@ -1,0 +1,113 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"wtd/internal/testbin"
+	"wtd/internal/testsvc"
+)
+
+// servicePlaybook restarts a service with a smaller cache, changes a
+// runtime parameter, then ends as mode says: ok, fail (the step errs), or
+// hold (it sleeps until a signal).
+func servicePlaybook(svc *testsvc.Service) string {
+	return fmt.Sprintf(`
+local p = params{ mode = "ok" }
+local m = mongod.service{ unit = %q, config = %q, uri = %q, service_manager = %s, timeout = 60 }
+step{ name = "shrink", cacheSizeGB = 0.25, run = function()
+  m:restart{ cacheSizeGB = 0.25 }
+  m:set_parameter("ttlMonitorSleepSecs", 11)
+  log("restarted with a smaller cache")
+  if p.mode == "fail" then error("the step fails on purpose") end
+  if p.mode == "hold" then sleep(120) end
+end }
+`, testsvc.Unit, svc.Config, svc.URI, svc.ManagerArg())
+}
+
+// TestServiceIsPutBackHoweverTheRunEnds: a service's config file is back
+// byte for byte, and the server runs with its original cache and
+// parameters, after a run that ends ok, one whose step fails, one
+// interrupted (SIGINT), and one killed (SIGKILL) followed by any wtd
+// command.
+func TestServiceIsPutBackHoweverTheRunEnds(t *testing.T) {
+	for _, mode := range []string{"ok", "fail", "sigint", "sigkill"} {
+		t.Run(mode, func(t *testing.T) { testServicePutBack(t, mode) })
+	}
+}
+
+func testServicePutBack(t *testing.T, mode string) {
+	svc := testsvc.Start(t, testbin.Minimongod(t))
+	state := t.TempDir()
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	pb := writePlaybook(t, servicePlaybook(svc))
+	pmode := map[string]string{"ok": "ok", "fail": "fail", "sigint": "hold", "sigkill": "hold"}[mode]
+	cmd, out := startWtd(t, state, "run", "--db", db, "--allow-service", testsvc.Unit, "--sample-interval", "0", pb, "-p", "mode="+pmode)
+	waitFor(t, out, "restarted with a smaller cache", 90*time.Second)
+	if pmode == "hold" {
+		if got := svc.CacheBytes(t); got != testsvc.GB(0.25) {
+			t.Errorf("cache during the run = %.0f, want %.0f", got, testsvc.GB(0.25))
+		}
+		if !strings.Contains(svc.ConfigNow(t), "cacheSizeGB: 0.25") {
+			t.Errorf("config during the run:\n%s", svc.ConfigNow(t))
+		}
+		sig := map[string]syscall.Signal{"sigint": syscall.SIGINT, "sigkill": syscall.SIGKILL}[mode]
+		cmd.Process.Signal(sig)
+	}
+	cmd.Wait()
+	want := map[string]int{"ok": 0, "fail": 1, "sigint": 130, "sigkill": -1}[mode]
+	if code := cmd.ProcessState.ExitCode(); code != want {
+		t.Fatalf("exit %d, want %d\n%s", code, want, out.String())
+	}
+	if mode == "sigkill" {
+		if svc.ConfigNow(t) == string(svc.Original) {
+			t.Fatal("the config was put back though wtd was killed")
+		}
+		next := exec.Command(testbin.Wtd(t), "runs", "--db", db)
+		next.Env = append(next.Environ(), "WTD_STATE_DIR="+state)
+		b, err := next.CombinedOutput()
+		if err != nil {
+			t.Fatalf("wtd runs after the kill: %v\n%s", err, b)
+		}
+		if !strings.Contains(string(b), "run 1 ended without putting back what it changed") {
+			t.Errorf("wtd runs does not say it puts back the killed run's changes:\n%s", b)
+		}
+	}
+	if got := svc.ConfigNow(t); got != string(svc.Original) {
+		t.Errorf("config after the run is not the original:\n%s\nwtd said:\n%s", got, out.String())
+	}
+	if got := svc.CacheBytes(t); got != testsvc.GB(0.5) {
+		t.Errorf("cache after the run = %.0f, want the original %.0f", got, testsvc.GB(0.5))
+	}
+	if got := fmt.Sprint(svc.Parameter(t, "ttlMonitorSleepSecs")); got != "60" {
+		t.Errorf("ttlMonitorSleepSecs after the run = %s, want 60", got)
+	}
+	show := exec.Command(testbin.Wtd(t), "show", "1", "--db", db)
+	show.Env = append(show.Environ(), "WTD_STATE_DIR="+state)
+	b, err := show.CombinedOutput()
+	if err != nil {
+		t.Fatalf("wtd show: %v\n%s", err, b)
+	}
+	text := string(b)
+	if !strings.Contains(text, "changed:") || strings.Count(text, ": restored ") != 2 || strings.Contains(text, "NOT restored") {
+		t.Errorf("wtd show does not say both changes were put back:\n%s", text)
+	}
+	if strings.Contains(text, "setParameter ttlMonitorSleepSecs") && !strings.Contains(text, strconv.Itoa(60)) {
+		t.Errorf("wtd show does not give the value before:\n%s", text)
+	}
+}
+
+// TestServiceNeedsAllowService: a playbook alone cannot restart a service.
+func TestServiceNeedsAllowService(t *testing.T) {
+	pb := writePlaybook(t, `mongod.service{ unit = "mongod", config = "/etc/mongod.conf", uri = "mongodb://127.0.0.1:27017" }`)
+	res := runCLI(t, nil, "run", "--db", filepath.Join(t.TempDir(), "wtd.db"), pb)
+	if res.code != 1 || !strings.Contains(res.stderr, "--allow-service mongod") {
+		t.Errorf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}
