@@ -104,7 +104,11 @@ func editConfig(data []byte, edits []configEdit) ([]byte, error) {
 		if n == nil {
 			return nil, fmt.Errorf("config key %s: a parent is not a map", e.Key)
 		}
-		n.Kind, n.Tag, n.Value, n.Content, n.Alias = yaml.ScalarNode, e.Tag, e.Value, nil, nil
+		tag := e.Tag
+		if tag != "!!str" {
+			tag = scalarTag(e.Value) // 25 is written 25, not !!float 25
+		}
+		n.Kind, n.Tag, n.Value, n.Content, n.Alias = yaml.ScalarNode, tag, e.Value, nil, nil
 		n.Style = 0
 		if e.Tag == "!!str" && scalarTag(e.Value) != "!!str" || e.Value == "" {
 			n.Style = yaml.DoubleQuotedStyle

@@ -19,7 +19,7 @@
 -- Parameters: unit ("mongod"), config ("/etc/mongod.conf"), uri
 -- ("mongodb://127.0.0.1:27017"), service_manager ("systemctl"), cache_gb
 -- (50), ns ("wtd_field.tuning"), docs (200000), doc_bytes (1000), duration
--- (60 s a setting; 0: use ops), ops (0), threads (8), checkpoint_s (30).
+-- (60 s a setting; 0: use ops), ops (0), threads (8), checkpoint_s (25).
 
 local p = params{
   unit = "mongod",
@@ -33,7 +33,7 @@ local p = params{
   duration = 60,
   ops = 0,
   threads = 8,
-  checkpoint_s = 30,
+  checkpoint_s = 25,
 }
 
 local m = mongod.service{ unit = p.unit, config = p.config, uri = p.uri, service_manager = p.service_manager }
@@ -60,8 +60,8 @@ local changes = {
   { label = "as configured" },
   { label = "cacheSizeGB " .. p.cache_gb,      apply = function() m:restart{ cacheSizeGB = p.cache_gb } end },
   { label = "+ eviction 75/97",                apply = function() m:reconfigure("eviction_target=75,eviction_trigger=97") end },
-  { label = "+ dirty 3/25",                    apply = function() m:reconfigure("eviction_dirty_target=3,eviction_dirty_trigger=25") end },
-  { label = "+ eviction threads 8/12",         apply = function() m:reconfigure("eviction=(threads_min=8,threads_max=12)") end },
+  { label = "+ dirty 3/30",                    apply = function() m:reconfigure("eviction_dirty_target=3,eviction_dirty_trigger=30") end },
+  { label = "+ eviction threads 14/18",         apply = function() m:reconfigure("eviction=(threads_min=14,threads_max=18)") end },
   { label = "+ checkpoint " .. p.checkpoint_s .. " s", apply = function() m:set_parameter("syncdelay", p.checkpoint_s) end },
 }
 

@@ -186,7 +186,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 			t.Errorf("%d settings measured, want 6: %v", len(seen), seen)
 		}
 		if seen["as configured"] != int64(testsvc.GB(0.5)) || seen["cacheSizeGB 0.25"] != int64(testsvc.GB(0.25)) ||
-			seen["+ checkpoint 30 s"] != int64(testsvc.GB(0.25)) {
+			seen["+ checkpoint 25 s"] != int64(testsvc.GB(0.25)) {
 			t.Errorf("cache in force: %v, want 0.5 GB as configured and 0.25 GB from the change on", seen)
 		}
 	},
