@@ -28,8 +28,8 @@ var small = map[string]map[string]string{
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
 	"tickets.lua":        {"docs": "3000", "ops": "1000", "threads": "8"},
 	// The service (testsvc) starts with 0.5 GB; the playbook halves it.
-	"field_tuning.lua":   {"cache_gb": "0.25", "docs": "3000", "doc_bytes": "1000", "duration": "0", "ops": "600", "threads": "2"},
-	"ttl_offpeak.lua":    {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
+	"field_tuning.lua": {"cache_gb": "0.25", "docs": "3000", "doc_bytes": "1000", "duration": "0", "ops": "600", "threads": "2"},
+	"ttl_offpeak.lua":  {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
 }
 
 // checks are what a playbook's shrunk run must show besides ok steps.
