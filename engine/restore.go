@@ -278,3 +278,31 @@ func hasPassword(uri string) bool {
 	at := strings.LastIndexByte(rest, '@')
 	return at >= 0 && strings.Contains(rest[:at], ":")
 }
+
+// ChangeWhat words what a change set and, for a parameter, its value
+// before: "cacheSizeGB=0.25" style for a config file, "name=value (was
+// before)" for a parameter.
+func ChangeWhat(c store.Change) string {
+	switch c.Kind {
+	case store.ChangeConfig:
+		var edits []configEdit
+		if err := json.Unmarshal([]byte(c.Change), &edits); err != nil {
+			return "config " + c.Target + " " + c.Change
+		}
+		parts := make([]string, len(edits))
+		for i, e := range edits {
+			parts[i] = e.Key + "=" + e.Value
+		}
+		return "config " + c.Target + ": " + strings.Join(parts, " ")
+	case store.ChangeParameter:
+		value, before := c.Change, c.Before
+		if v, err := decodeBefore(c.Change); err == nil {
+			value = fmt.Sprint(v)
+		}
+		if v, err := decodeBefore(c.Before); err == nil {
+			before = fmt.Sprint(v)
+		}
+		return fmt.Sprintf("setParameter %s=%s (was %s)", c.Target, value, before)
+	}
+	return c.Kind + " " + c.Target
+}

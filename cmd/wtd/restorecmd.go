@@ -61,13 +61,7 @@ demand, e.g. after a restore that failed. A run still going on is refused.
 // describeChange is one line about a change: what, on which server, and
 // whether it was put back.
 func describeChange(c store.Change) string {
-	what := c.Target
-	switch c.Kind {
-	case store.ChangeConfig:
-		what = "config " + c.Target + " " + c.Change
-	case store.ChangeParameter:
-		what = "setParameter " + c.Target + " " + c.Change + " (was " + c.Before + ")"
-	}
+	what := engine.ChangeWhat(c)
 	state := c.State
 	switch c.State {
 	case store.ChangeRestored:

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -98,8 +97,11 @@ func testServicePutBack(t *testing.T, mode string) {
 	if !strings.Contains(text, "changed:") || strings.Count(text, ": restored ") != 2 || strings.Contains(text, "NOT restored") {
 		t.Errorf("wtd show does not say both changes were put back:\n%s", text)
 	}
-	if strings.Contains(text, "setParameter ttlMonitorSleepSecs") && !strings.Contains(text, strconv.Itoa(60)) {
-		t.Errorf("wtd show does not give the value before:\n%s", text)
+	if !strings.Contains(text, "setParameter ttlMonitorSleepSecs=11 (was 60)") || !strings.Contains(text, "config "+svc.Config+": storage.wiredTiger.engineConfig.cacheSizeGB=0.25") {
+		t.Errorf("wtd show does not say what was changed and the value before:\n%s", text)
+	}
+	if mode == "ok" {
+		t.Logf("wtd show:\n%s", text)
 	}
 }
 
