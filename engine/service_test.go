@@ -3,11 +3,15 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine/store"
 	"wtd/internal/testbin"
@@ -171,5 +175,55 @@ func TestRuntimeParametersOfAnAttachedServerArePutBack(t *testing.T) {
 	}
 	if states[store.ChangeRestored] != 3 || states[store.ChangeKept] != 1 || states[store.ChangePending] != 0 {
 		t.Errorf("change states = %v, want 3 restored and 1 kept", states)
+	}
+}
+
+// TestRestoreUnrestoredPutsBackAKilledRunsParameter: a run whose wtd died
+// (its owner pid is gone) with a runtime change pending is put back by
+// RestoreUnrestored, as every wtd command and the daemon at start call it.
+func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
+	ctx := context.Background()
+	client, uri := startTestServer(t)
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := encodeBefore(int32(60))
+	change, _ := encodeBefore(int32(5))
+	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeParameter, Target: "ttlMonitorSleepSecs",
+		Before: before, Change: change, Restore: `{"uri":"` + uri + `"}`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: int32(5)}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if err := RestoreUnrestored(ctx, st, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	var got bson.M
+	raw, _ := client.Database("admin").RunCommand(ctx, bson.D{{Key: "getParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 1}}).Raw()
+	bson.Unmarshal(raw, &got)
+	if fmt.Sprint(got["ttlMonitorSleepSecs"]) != "60" {
+		t.Errorf("ttlMonitorSleepSecs after the restore = %v, want 60\n%s", got["ttlMonitorSleepSecs"], log.String())
+	}
+	if !strings.Contains(log.String(), "ended without putting back") {
+		t.Errorf("the restore does not say what it does:\n%s", log.String())
+	}
+	changes, _ := st.Changes(ctx, id)
+	if len(changes) != 1 || changes[0].State != store.ChangeRestored {
+		t.Errorf("changes = %+v", changes)
+	}
+	if ids, _ := st.UnrestoredRuns(ctx); len(ids) != 0 {
+		t.Errorf("still unrestored: %v", ids)
 	}
 }
