@@ -161,7 +161,12 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 		keep = " (keep = true: it stays after the run)"
 	}
 	r.Eventf("info", s.Name, "config %s: %s%s; restarting %s", svc.Config, strings.Join(what, " "), keep, svc.Unit)
-	if err := s.serviceRestart(ctx); err != nil {
+	s.mu.Lock()
+	s.down = true // the sampler leaves it alone until it answers again
+	s.mu.Unlock()
+	err = s.serviceRestart(ctx)
+	if err != nil {
+		defer s.setUp()
 		diag := serviceDiagnostics(ctx, svc.Unit, svc.Manager, next)
 		r.Eventf("error", s.Name, "%v; putting the original config back", err)
 		rerr := r.restoreMatching(context.WithoutCancel(ctx), func(c store.Change) bool {
@@ -180,10 +185,18 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	}
 	s.mu.Lock()
 	s.restarts++
+	s.down = false
 	s.mu.Unlock()
 	r.recordServer(ctx, s)
 	r.Eventf("info", s.Name, "in force after the restart: %s", s.inForce(ctx))
 	return nil
+}
+
+// setUp marks the server available again (after a rollback).
+func (s *Server) setUp() {
+	s.mu.Lock()
+	s.down = false
+	s.mu.Unlock()
 }
 
 // serviceRestart runs "MANAGER... restart UNIT" and waits until the server

@@ -55,6 +55,10 @@ the run in the database at the end (wtd show lists them), then the directory
 is removed. Directories left by a wtd that was killed are removed by the next
 run.
 
+mongod.service (a mongod a service manager runs from its config file) needs
+--allow-service UNIT: what the run changes there is put back at its end (see
+the README, "Tuning a mongod you already run").
+
 Which server binary mongod.start runs: --mongod, else $WTD_MONGOD, else mongod
 on PATH, else minimongod next to the wtd binary or on PATH.
 
