@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testsvc"
 )
@@ -111,5 +113,43 @@ func TestServiceNeedsAllowService(t *testing.T) {
 	res := runCLI(t, nil, "run", "--db", filepath.Join(t.TempDir(), "wtd.db"), pb)
 	if res.code != 1 || !strings.Contains(res.stderr, "--allow-service mongod") {
 		t.Errorf("exit %d, stderr:\n%s", res.code, res.stderr)
+	}
+}
+
+// TestServiceConfigThatBreaksTheServerIsAFailedStep: a restart with a
+// config the server cannot start with is rolled back (the original file,
+// the server running with it) and its step is recorded failed with the
+// server's log lines.
+func TestServiceConfigThatBreaksTheServerIsAFailedStep(t *testing.T) {
+	svc := testsvc.Start(t, testbin.Minimongod(t))
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	pb := writePlaybook(t, fmt.Sprintf(`
+local m = mongod.service{ unit = %q, config = %q, uri = %q, service_manager = %s, timeout = 8 }
+step{ name = "bad knob", run = function() m:restart{ engineConfig = "no_such_wiredtiger_key=1" } end }
+`, testsvc.Unit, svc.Config, svc.URI, svc.ManagerArg()))
+	res := runCLI(t, nil, "run", "--db", db, "--allow-service", testsvc.Unit, "--sample-interval", "0", pb)
+	if res.code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", res.code, res.stderr)
+	}
+	if got := svc.ConfigNow(t); got != string(svc.Original) {
+		t.Errorf("config after the rollback is not the original:\n%s", got)
+	}
+	if got := svc.CacheBytes(t); got != testsvc.GB(0.5) {
+		t.Errorf("cache after the rollback = %.0f, want %.0f", got, testsvc.GB(0.5))
+	}
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	steps, err := st.Steps(ctx, 1)
+	if err != nil || len(steps) != 1 {
+		t.Fatalf("steps = %+v, %v", steps, err)
+	}
+	e := steps[0].Error
+	if steps[0].Status != "failed" || !strings.Contains(e, "did not answer") || !strings.Contains(e, "original config was put back") ||
+		!strings.Contains(e, "last lines of "+svc.LogPath) || !strings.Contains(e, "unknown configuration key: 'no_such_wiredtiger_key'") {
+		t.Errorf("step: %s, error:\n%s", steps[0].Status, e)
 	}
 }
