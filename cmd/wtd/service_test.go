@@ -153,3 +153,26 @@ step{ name = "bad knob", run = function() m:restart{ engineConfig = "no_such_wir
 		t.Errorf("step: %s, error:\n%s", steps[0].Status, e)
 	}
 }
+
+// TestRestoreCommand: wtd restore refuses a run still going on and says
+// when a run changed nothing.
+func TestRestoreCommand(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "wtd.db")
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, _ := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "a.lua", Playbook: "--"})
+	st.FinishRun(ctx, done, store.StatusOK, "", time.Now())
+	running, _ := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "b.lua", Playbook: "--"})
+	st.Close(ctx)
+	res := runCLI(t, nil, "restore", "--db", db, fmt.Sprint(done))
+	if res.code != 0 || !strings.Contains(res.stdout, "changed nothing") {
+		t.Errorf("restore of a run without changes: exit %d\n%s%s", res.code, res.stdout, res.stderr)
+	}
+	res = runCLI(t, nil, "restore", "--db", db, fmt.Sprint(running))
+	if res.code != 2 || !strings.Contains(res.stderr, "still going on") {
+		t.Errorf("restore of a run going on: exit %d\n%s", res.code, res.stderr)
+	}
+}
