@@ -233,7 +233,13 @@ func RestoreRun(ctx context.Context, st *store.Store, runID int64, log io.Writer
 		if info.URI != "" && hasPassword(info.URI) {
 			return nil, nil, fmt.Errorf("server %s: its URI was recorded with the password masked; put it back by hand", name)
 		}
-		client, err := hostctl.Connect(ctx, info.URI, hostctl.ConnectOptions{Timeout: 10 * time.Second})
+		// No ping: a server the killed run left down must still be
+		// restarted; the restore waits for it to answer.
+		opts, err := hostctl.ClientOptions(info.URI, hostctl.ConnectOptions{Timeout: 10 * time.Second})
+		if err != nil {
+			return nil, nil, err
+		}
+		client, err := mongo.Connect(opts)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -208,7 +208,10 @@ func (s *Server) serviceRestart(ctx context.Context) error {
 func managerRestart(ctx context.Context, client *mongo.Client, manager []string, unit string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	before := serverPID(ctx, client)
+	// A server that is down answers nothing: do not wait long for it.
+	bctx, bcancel := context.WithTimeout(ctx, 3*time.Second)
+	before := serverPID(bctx, client)
+	bcancel()
 	args := append(append([]string(nil), manager[1:]...), "restart", unit)
 	out, err := exec.CommandContext(ctx, manager[0], args...).CombinedOutput()
 	if err != nil {
@@ -229,13 +232,24 @@ func managerRestart(ctx context.Context, client *mongo.Client, manager []string,
 	}
 }
 
-// serverPID is serverStatus.pid, 0 when the server does not answer.
+// serverPID tells server processes apart: serverStatus.pid, else (a
+// server that does not report it) its start time in seconds from
+// localTime - uptimeMillis; 0 when the server does not answer.
 func serverPID(ctx context.Context, client *mongo.Client) int64 {
 	raw, err := client.Database("admin").RunCommand(ctx, bson.D{{Key: "serverStatus", Value: 1}}).Raw()
 	if err != nil {
 		return 0
 	}
-	return lookupInt(raw, "pid")
+	if pid := lookupInt(raw, "pid"); pid != 0 {
+		return pid
+	}
+	up := lookupInt(raw, "uptimeMillis")
+	if lt, err := raw.LookupErr("localTime"); err == nil {
+		if ms, ok := lt.DateTimeOK(); ok {
+			return -((ms - up) / 1000) // negative: not to be taken for a pid
+		}
+	}
+	return -1
 }
 
 // inForce words what the server says is in force: the config options it

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -225,5 +226,56 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 	}
 	if ids, _ := st.UnrestoredRuns(ctx); len(ids) != 0 {
 		t.Errorf("still unrestored: %v", ids)
+	}
+}
+
+// TestRestoreUnrestoredRestartsAServiceLeftDown: wtd killed while its
+// service was down with a config it cannot start with; the next wtd puts
+// the original config back and starts it through the manager.
+func TestRestoreUnrestoredRestartsAServiceLeftDown(t *testing.T) {
+	ctx := context.Background()
+	svc := testsvc.Start(t, testbin.Minimongod(t))
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, _ := statOwner(svc.Config)
+	info, _ := json.Marshal(restoreInfo{URI: svc.URI, Unit: testsvc.Unit, Manager: svc.Manager, TimeoutS: 60, File: &owner})
+	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeConfig, Target: svc.Config,
+		Original: svc.Original, Change: `[]`, Restore: string(info)}); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(svc.Original), "cacheSizeGB: 0.5", "cacheSizeGB: 0.5\n      configString: no_such_wiredtiger_key=1", 1)
+	if err := os.WriteFile(svc.Config, []byte(bad), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(svc.Manager[0], svc.Manager[1], "restart", testsvc.Unit).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	time.Sleep(2 * time.Second)
+	if _, err := svc.Status(); err == nil {
+		t.Fatal("the service answers with the bad config: the test's premise fails")
+	}
+	var log strings.Builder
+	if err := RestoreUnrestored(ctx, st, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if got := svc.ConfigNow(t); got != string(svc.Original) {
+		t.Errorf("config after the restore:\n%s", got)
+	}
+	if got := svc.CacheBytes(t); got != testsvc.GB(0.5) {
+		t.Errorf("cache after the restore = %.0f", got)
+	}
+	if changes, _ := st.Changes(ctx, id); len(changes) != 1 || changes[0].State != store.ChangeRestored {
+		t.Errorf("changes = %+v", changes)
 	}
 }
