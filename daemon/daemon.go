@@ -36,8 +36,9 @@ type Options struct {
 	Host       *hostctl.Host
 	WtdVersion string
 	Log        *slog.Logger
-	// OnRunEnd hooks see each run the daemon started when it ends (e.g. to
-	// record a regression verdict with the end).
+	// OnRunEnd hooks see each run the daemon started when it ends, after
+	// the daemon's own (metrics, and the regression verdict recorded with
+	// the end under web.VerdictAttr).
 	OnRunEnd []schedule.RunEndHook
 }
 
@@ -83,7 +84,7 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 	d := &daemon{opts: opts, st: st}
 	reg, hooks := d.metrics()
 	d.sched = schedule.New(cfg, schedule.Options{Store: st, StateDir: opts.StateDir, Launch: d.launch, Log: opts.Log,
-		OnRunEnd: append(hooks, opts.OnRunEnd...)})
+		OnRunEnd: append(append(hooks, d.verdict), opts.OnRunEnd...)})
 	api := web.New(web.Options{Store: st, Scheduler: d.sched, Log: opts.Log, Registry: reg})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {

@@ -29,6 +29,21 @@ type OpStats struct {
 	P95Micros  float64 `json:"p95_micros"`
 	P99Micros  float64 `json:"p99_micros"`
 	MaxMicros  float64 `json:"max_micros"`
+	// Docs counts the documents that scans and queries returned (a count
+	// query's n).
+	Docs int64 `json:"docs,omitempty"`
+	// Service, in an open loop (a rate), has the latencies from each
+	// operation's actual send, beside the corrected ones above.
+	Service *LatencyStats `json:"service,omitempty"`
+}
+
+// LatencyStats is a latency distribution in microseconds.
+type LatencyStats struct {
+	MeanMicros float64 `json:"mean_micros"`
+	P50Micros  float64 `json:"p50_micros"`
+	P95Micros  float64 `json:"p95_micros"`
+	P99Micros  float64 `json:"p99_micros"`
+	MaxMicros  float64 `json:"max_micros"`
 }
 
 // newLatencyHistogram returns an empty run-long latency histogram.

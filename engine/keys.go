@@ -5,49 +5,125 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Key distributions for WorkloadSpec.Distribution.
 const (
 	DistUniform = "uniform"
 	DistZipfian = "zipfian"
+	// DistLatest is YCSB's "latest": zipfian over the keys counted back
+	// from the newest inserted _id, which moves as the workload inserts.
+	DistLatest = "latest"
+	// DistHotspot is YCSB's "hotspot": a share of the operations (hot ops)
+	// goes uniformly to the first share of the keys (the hot set), the rest
+	// uniformly to the others.
+	DistHotspot = "hotspot"
 )
+
+// distributions lists the key distributions, for errors.
+var distributions = []string{DistUniform, DistZipfian, DistLatest, DistHotspot}
+
+// checkDistribution returns an error unless dist names a distribution ("" is
+// uniform).
+func checkDistribution(dist string) error {
+	if dist == "" || slices.Contains(distributions, dist) {
+		return nil
+	}
+	return fmt.Errorf("distribution %q is not one of %s", dist, quoteList(distributions))
+}
+
+// quoteList words names as "a", "b" or "c".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
 
 // zipfianTheta is YCSB's default skew: with it the hottest 1% of a large key
 // set receives roughly a third to a half of all requests.
 const zipfianTheta = 0.99
 
-// keyPicker picks _id values in [0, items) for reads and updates. It is
-// read-only after construction, so one picker serves every thread; each
-// thread brings its own PRNG.
+// keyPicker picks the _id values that reads, updates, scans and queries
+// use. It is read-only after construction (the latest distribution's moving
+// state is atomic), so one picker serves every thread; each thread brings
+// its own PRNG.
 type keyPicker struct {
-	items uint64
-	zipf  *zipfian // nil: uniform
+	items  uint64
+	zipf   *zipfian    // zipfian
+	hot    *hotspot    // hotspot
+	latest *latestKeys // latest
 }
 
+// keyOptions say what a picker draws from.
+type keyOptions struct {
+	dist  string
+	items int64 // [0, items), or for latest the newest items keys
+	// hotFraction and hotOps shape hotspot (0: YCSB's 0.2 and 0.8).
+	hotFraction, hotOps float64
+	// newest is latest's newest _id at the start (items-1 when 0 and
+	// items > 0); grow says whether its key count grows with inserts.
+	newest int64
+	grow   bool
+}
+
+// Hotspot defaults, YCSB's.
+const (
+	DefaultHotFraction = 0.2
+	DefaultHotOps      = 0.8
+)
+
 // newKeyPicker returns a picker over [0, items) with the named distribution
-// ("" means uniform).
+// ("" means uniform; latest counts back from items-1 and does not grow).
 func newKeyPicker(dist string, items int64) (*keyPicker, error) {
-	if items < 1 {
-		return nil, fmt.Errorf("key space %d out of range [1, %d]", items, int64(math.MaxInt64))
+	return newKeyPickerWith(keyOptions{dist: dist, items: items, newest: items - 1})
+}
+
+// newKeyPickerWith returns a picker for o.
+func newKeyPickerWith(o keyOptions) (*keyPicker, error) {
+	if o.items < 1 {
+		return nil, fmt.Errorf("key space %d out of range [1, %d]", o.items, int64(math.MaxInt64))
 	}
-	p := &keyPicker{items: uint64(items)}
-	switch dist {
-	case "", DistUniform:
+	if err := checkDistribution(o.dist); err != nil {
+		return nil, err
+	}
+	p := &keyPicker{items: uint64(o.items)}
+	switch o.dist {
 	case DistZipfian:
-		p.zipf = newZipfian(uint64(items), zipfianTheta)
-	default:
-		return nil, fmt.Errorf("distribution %q is not %q or %q", dist, DistUniform, DistZipfian)
+		p.zipf = newZipfian(uint64(o.items), zipfianTheta)
+	case DistHotspot:
+		h, err := newHotspot(uint64(o.items), o.hotFraction, o.hotOps)
+		if err != nil {
+			return nil, err
+		}
+		p.hot = h
+	case DistLatest:
+		if o.newest < o.items-1 {
+			return nil, fmt.Errorf("latest: newest _id %d below key space %d - 1", o.newest, o.items)
+		}
+		p.latest = newLatestKeys(o.newest, uint64(o.items), o.grow)
 	}
 	return p, nil
 }
 
 // pick returns the next key using r.
 func (p *keyPicker) pick(r *rand.PCG) int64 {
-	if p.zipf == nil {
-		return int64(boundedUint64(r.Uint64(), p.items))
+	switch {
+	case p.zipf != nil:
+		return int64(p.zipf.scramble(p.zipf.rank(unitFloat(r.Uint64()))))
+	case p.latest != nil:
+		return p.latest.pick(r)
+	case p.hot != nil:
+		return int64(p.hot.pick(r))
 	}
-	return int64(p.zipf.scramble(p.zipf.rank(unitFloat(r.Uint64()))))
+	return int64(boundedUint64(r.Uint64(), p.items))
 }
 
 // boundedUint64 maps a uniform 64-bit x onto [0, n) by multiplication
@@ -79,16 +155,24 @@ type zipfian struct {
 }
 
 func newZipfian(items uint64, theta float64) *zipfian {
+	z := zipfianWithZeta(items, theta, zeta(items, theta))
+	z.mul = coprimeNear(items, 0.6180339887498949)
+	return z
+}
+
+// zipfianWithZeta returns the unscrambled zipfian over items whose
+// zeta(items, theta) is zetan (so that a growing key set adds terms rather
+// than summing them all again).
+func zipfianWithZeta(items uint64, theta, zetan float64) *zipfian {
 	z := &zipfian{
 		items:      items,
 		n:          float64(items),
 		alpha:      1 / (1 - theta),
-		zetan:      zeta(items, theta),
+		zetan:      zetan,
 		secondEdge: 1 + math.Pow(0.5, theta),
-		mul:        coprimeNear(items, 0.6180339887498949),
 	}
 	if items >= 3 {
-		zeta2 := zeta(2, theta)
+		zeta2 := 1 + math.Pow(2, -theta)
 		z.eta = (1 - math.Pow(2/z.n, 1-theta)) / (1 - zeta2/z.zetan)
 	}
 	return z

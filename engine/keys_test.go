@@ -8,7 +8,7 @@ import (
 )
 
 func TestKeyPickerInRange(t *testing.T) {
-	for _, dist := range []string{"", DistUniform, DistZipfian} {
+	for _, dist := range []string{"", DistUniform, DistZipfian, DistLatest, DistHotspot} {
 		for _, n := range []int64{1, 2, 3, 10, 1000, 1 << 33} {
 			p, err := newKeyPicker(dist, n)
 			if err != nil {
@@ -25,8 +25,8 @@ func TestKeyPickerInRange(t *testing.T) {
 }
 
 func TestKeyPickerErrors(t *testing.T) {
-	if _, err := newKeyPicker("latest", 10); err == nil {
-		t.Error("distribution latest accepted")
+	if _, err := newKeyPicker("pareto", 10); err == nil {
+		t.Error("distribution pareto accepted")
 	}
 	if _, err := newKeyPicker(DistUniform, 0); err == nil {
 		t.Error("0 keys accepted")

@@ -101,7 +101,8 @@ func deltaCells(d *ServerDeltas) []any {
 		return []any{"", "", "", "", ""}
 	}
 	perOp := Dash
-	for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert"} {
+	for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert",
+		"pages_read_per_scan", "pages_read_per_rmw", "pages_read_per_query"} {
 		if v, ok := d.PerOp[k]; ok {
 			perOp = fmt.Sprintf("%.2f", v)
 			break

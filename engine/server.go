@@ -400,7 +400,8 @@ func (s *Server) startCount() int {
 // The workload has a client of its own, with one connection per thread
 // made before the clock starts; when ctx ends, its connections are closed,
 // which ends the operations in flight even on a server that stopped
-// answering.
+// answering. Every 10 s a run event gives the operations so far, the rate
+// and the p99 latency so far.
 func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
 	w, err := newWorkloadRun(nil, spec)
 	if err != nil {
@@ -414,6 +415,7 @@ func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(
 	db, coll, _ := strings.Cut(w.spec.NS, ".")
 	w.coll = client.Database(db).Collection(coll)
 	w.abort = func() { closeNow(client) }
+	w.status = func(st WorkloadStatus) { s.run.Eventf("info", s.Name, "%s", st) }
 	res, err := w.run(ctx, progress)
 	if err != nil {
 		return res, fmt.Errorf("run workload %s: %w", spec.NS, err)

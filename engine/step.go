@@ -120,6 +120,9 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	}
 	rec.End = time.Now()
 	rec.Result = result
+	if wu := workloadWarmup(result); wu != nil && rec.Provenance != nil {
+		rec.Provenance.Warmup = wu.String() // what the workload did, over a label's word
+	}
 	if srv != nil && before != nil && srv.available() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		if after, err := srv.sampleStatus(sctx); err == nil {

@@ -1,16 +1,19 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
 // Operation names, the keys of WorkloadResult.Ops and of the series maps.
@@ -18,6 +21,9 @@ const (
 	OpRead   = "read"
 	OpUpdate = "update"
 	OpInsert = "insert"
+	OpScan   = "scan"
+	OpRMW    = "rmw"
+	OpQuery  = "query"
 )
 
 // opKind indexes the per-operation arrays of a workload.
@@ -27,10 +33,13 @@ const (
 	opRead opKind = iota
 	opUpdate
 	opInsert
+	opScan
+	opRMW
+	opQuery
 	numOps
 )
 
-var opNames = [numOps]string{OpRead, OpUpdate, OpInsert}
+var opNames = [numOps]string{OpRead, OpUpdate, OpInsert, OpScan, OpRMW, OpQuery}
 
 // Mix weighs the operations of a workload. The weights are relative (they
 // need not sum to 1), none may be negative, and at least one must be > 0.
@@ -38,6 +47,14 @@ type Mix struct {
 	Read   float64 `json:"read"`
 	Update float64 `json:"update"`
 	Insert float64 `json:"insert"`
+	Scan   float64 `json:"scan,omitempty"`
+	RMW    float64 `json:"rmw,omitempty"`
+	Query  float64 `json:"query,omitempty"`
+}
+
+// weights returns the weights by opKind.
+func (m Mix) weights() [numOps]float64 {
+	return [numOps]float64{m.Read, m.Update, m.Insert, m.Scan, m.RMW, m.Query}
 }
 
 // WorkloadSpec says what RunWorkload does.
@@ -45,7 +62,11 @@ type Mix struct {
 // Reads are FindOne by _id, updates are UpdateOne by _id setting the field
 // pad to DocBytes-28 fresh random bytes (so an updated document keeps the
 // size Load gave it), inserts are InsertOne of a Load-style document with a
-// fresh _id counting up from InsertStartID.
+// fresh _id counting up from InsertStartID. A scan is a find of the
+// documents from a drawn _id up, in _id order, as many as drawn uniformly
+// from [1, ScanMax], in one batch; a read-modify-write (rmw) is a read and
+// then an update of the same _id, measured as one operation; a query runs
+// Query (a find drained to its end, or a count).
 type WorkloadSpec struct {
 	NS string `json:"ns"` // "db.coll"
 	// Ops and Duration bound the run; at least one must be > 0, and with
@@ -71,6 +92,37 @@ type WorkloadSpec struct {
 	// Seed makes the sequence of operations and keys repeatable: thread i
 	// draws from PCG(Seed, i).
 	Seed int64 `json:"seed"`
+	// Workload names a preset, "ycsb-a" to "ycsb-f" (see Presets): its mix,
+	// distribution and scan length fill the fields left zero.
+	Workload string `json:"workload,omitempty"`
+	// HotFraction and HotOps shape the hotspot distribution: HotOps of the
+	// operations go to the first HotFraction of the working set; 0 means
+	// DefaultHotFraction and DefaultHotOps.
+	HotFraction float64 `json:"hot_fraction,omitempty"`
+	HotOps      float64 `json:"hot_ops,omitempty"`
+	// ScanMax bounds the length of scans, [1, 100000]; 0 means 100.
+	ScanMax int `json:"scan_max,omitempty"`
+	// Query is what a query operation runs; required when Mix.Query > 0.
+	Query *QuerySpec `json:"query,omitempty"`
+	// Rate, when > 0, runs an open loop: operations are scheduled at
+	// Rate per second over all threads, each latency is measured from
+	// its scheduled start, and the service time from the send is kept
+	// beside it. RateSchedule instead steps through rates, each for
+	// RateStep (the last one holds); without Ops or Duration the run lasts
+	// the schedule.
+	Rate         float64       `json:"rate,omitempty"`
+	RateSchedule []float64     `json:"rate_schedule,omitempty"`
+	RateStep     time.Duration `json:"rate_step_ns,omitempty"`
+	// Warmup (a time) or WarmupOps (a number of finished operations) runs
+	// first: its operations count in Series, not in the summary, and Ops
+	// and Duration bound what comes after it.
+	Warmup    time.Duration `json:"warmup_ns,omitempty"`
+	WarmupOps int64         `json:"warmup_ops,omitempty"`
+	// Watch names numeric serverStatus fields (dotted paths, as wtd
+	// samples names them) read every WatchInterval (0: 100 ms) during the
+	// run, and once right before and right after it.
+	Watch         []string      `json:"watch,omitempty"`
+	WatchInterval time.Duration `json:"watch_interval_ns,omitempty"`
 	// InsertStartID is the first _id inserted; 0 means KeySpace. Pass the
 	// previous run's NextInsertID to run twice on the same collection.
 	InsertStartID int64 `json:"insert_start_id"`
@@ -82,27 +134,46 @@ type WorkloadSpec struct {
 // WorkloadResult is what a workload did. Ops has an entry for each
 // operation the mix uses; Total merges them. Latencies are those of the
 // successful operations, in microseconds; Count counts successes and
-// Errors failures.
+// Errors failures. With a warm-up, Elapsed, Ops and Total cover the time
+// after it only. With a rate, latencies run from each operation's
+// scheduled start (corrected for coordinated omission) and each OpStats
+// has the service times beside them.
 type WorkloadResult struct {
 	Elapsed time.Duration      `json:"elapsed_ns"`
 	Ops     map[string]OpStats `json:"ops"`
 	Total   OpStats            `json:"total"`
 	// Series has one point per second of the run, from second 0 to the
-	// last second in which an operation finished (which may be partial).
+	// last second in which an operation finished (which may be partial),
+	// warm-up included.
 	Series []SecondPoint `json:"series"`
 	// NextInsertID is the first _id that the run did not use for an insert.
 	NextInsertID int64 `json:"next_insert_id"`
+	// Workload, Mix and Distribution are what ran, presets applied.
+	Workload     string `json:"workload,omitempty"`
+	Mix          Mix    `json:"mix"`
+	Distribution string `json:"distribution"`
+	// Rate says how well the schedule was kept (nil without a rate).
+	Rate *RateResult `json:"rate,omitempty"`
+	// Behind is true when the run did not keep its rate: the achieved
+	// rate is more than 2% below the target.
+	Behind bool `json:"behind,omitempty"`
+	// Warmup is the warm-up the run had (nil: none).
+	Warmup *WarmupResult `json:"warmup,omitempty"`
+	// Watch has the serverStatus fields of WorkloadSpec.Watch.
+	Watch map[string]WatchStats `json:"watch,omitempty"`
 }
 
 // SecondPoint is one second of a workload: per operation, how many
 // succeeded, the p99 of their latency in microseconds (2 significant
 // digits; 0 when none succeeded) and, when any failed, how many failed. An
-// operation counts in the second in which it finished.
+// operation counts in the second in which it finished. Warmup marks the
+// seconds that began within the warm-up.
 type SecondPoint struct {
 	Second    int                `json:"second"`
 	Counts    map[string]int64   `json:"counts"`
 	P99Micros map[string]float64 `json:"p99_micros"`
 	Errors    map[string]int64   `json:"errors,omitempty"`
+	Warmup    bool               `json:"warmup,omitempty"`
 }
 
 // RunWorkload runs spec's operations against client from spec.Threads
@@ -138,19 +209,32 @@ func RunWorkload(ctx context.Context, client *mongo.Client, spec WorkloadSpec, p
 // workloadRun is one RunWorkload: the checked spec and what its threads
 // share (all read-only or atomic).
 type workloadRun struct {
-	spec        WorkloadSpec
-	coll        *mongo.Collection
-	used        [numOps]bool
-	readBelow   float64 // a draw u in [0, 1) below readBelow is a read,
-	updateBelow float64 // below updateBelow an update, else an insert
-	keys        *keyPicker
-	padLen      int
-	issued      atomic.Int64 // operations claimed, when spec.Ops bounds the run
-	claim       int64        // how many a thread claims at once
-	nextInsert  atomic.Int64
-	first       firstFailure
-	series      *seriesCollector
-	start       time.Time
+	spec WorkloadSpec
+	coll *mongo.Collection
+	used [numOps]bool
+	// below[op] is the bound under which a uniform draw in [0, 1) picks
+	// op (the first op whose bound is above the draw).
+	below      [numOps]float64
+	keys       *keyPicker
+	padLen     int
+	totalOps   int64        // spec.Ops plus the warm-up's operations
+	issued     atomic.Int64 // operations claimed, when totalOps bounds the run
+	claim      int64        // how many a thread claims at once
+	nextInsert atomic.Int64
+	first      firstFailure
+	series     *seriesCollector
+	start      time.Time
+	// scan and query are the request templates of scans and queries.
+	scan, query *cmdTemplate
+	findOpts    *options.FindOptionsBuilder // a non-count query's sort and limit
+	// sched is the open loop's schedule, nil for a closed loop.
+	sched *rateSchedule
+	// warmedOps counts the operations finished in an ops-bound warm-up;
+	// warmEnd is when the warm-up ended (from start; -1 not yet).
+	warmedOps atomic.Int64
+	warmEnd   atomic.Int64
+	// status, if set, is called every statusInterval with the run so far.
+	status func(WorkloadStatus)
 	// abort, when set, ends the operations in flight on the run's own
 	// client (by closing its connections); the threads then give the
 	// driver contexts without a Done channel, which spares the driver a
@@ -184,20 +268,24 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	if s.Threads == 0 {
 		s.Threads = 1
 	}
-	m := s.Mix
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"mix.read", m.Read}, {"mix.update", m.Update}, {"mix.insert", m.Insert}} {
-		if !(f.v >= 0) || math.IsInf(f.v, 0) {
-			return fail(fmt.Errorf("%s %v out of range [0, +inf)", f.name, f.v))
+	if err := applyPreset(&s); err != nil {
+		return fail(err)
+	}
+	weights := s.Mix.weights()
+	var sum float64
+	for op, v := range weights {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fail(fmt.Errorf("mix.%s %v out of range [0, +inf)", opNames[op], v))
 		}
+		sum += v
+		w.used[op] = v > 0
 	}
-	sum := m.Read + m.Update + m.Insert
 	if sum == 0 {
-		return fail(errors.New("mix has no operation: give read, update or insert a weight > 0"))
+		return fail(fmt.Errorf("mix has no operation: give %s a weight > 0", strings.Join(opNames[:], ", ")))
 	}
-	w.used = [numOps]bool{m.Read > 0, m.Update > 0, m.Insert > 0}
+	if err := w.checkOps(&s, coll); err != nil {
+		return fail(err)
+	}
 	checks := []error{
 		checkRange("ops", s.Ops, 0, math.MaxInt64),
 		checkRange("duration_ns", int64(s.Duration), 0, math.MaxInt64),
@@ -214,23 +302,23 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	if s.WorkingSetKeys == 0 {
 		s.WorkingSetKeys = s.KeySpace
 	}
-	if w.used[opRead] || w.used[opUpdate] {
+	if w.needsKeys() {
 		if err := checkRange("key_space", s.KeySpace, 1, math.MaxInt64); err != nil {
-			return fail(fmt.Errorf("%w (reads and updates pick existing _ids 0..key_space-1)", err))
+			return fail(fmt.Errorf("%w (reads, updates, scans and queries with %s pick existing _ids 0..key_space-1)", err, KeyPlaceholder))
 		}
 		if err := checkRange("working_set_keys", s.WorkingSetKeys, 1, s.KeySpace); err != nil {
 			return fail(err)
 		}
-		if w.keys, err = newKeyPicker(s.Distribution, s.WorkingSetKeys); err != nil {
+		if w.keys, err = newKeyPickerWith(s.keyOptions()); err != nil {
 			return fail(err)
 		}
-	} else if s.Distribution != "" && s.Distribution != DistUniform && s.Distribution != DistZipfian {
-		return fail(fmt.Errorf("distribution %q is not %q or %q", s.Distribution, DistUniform, DistZipfian))
+	} else if err := checkDistribution(s.Distribution); err != nil {
+		return fail(err)
 	}
 	if err := s.Date.check(); err != nil {
 		return fail(err)
 	}
-	if w.used[opUpdate] || w.used[opInsert] {
+	if w.used[opUpdate] || w.used[opInsert] || w.used[opRMW] {
 		if err := checkRange("doc_bytes", int64(s.DocBytes), int64(minDocBytes+s.Date.elemLen()), maxDocBytes); err != nil {
 			return fail(fmt.Errorf("%w (the size of updated and inserted documents)", err))
 		}
@@ -239,16 +327,23 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	if s.InsertStartID == 0 {
 		s.InsertStartID = s.KeySpace
 	}
-	w.readBelow, w.updateBelow = m.Read/sum, (m.Read+m.Update)/sum
-	if !w.used[opInsert] { // no rounding may turn a draw into an insert
-		w.updateBelow = 2
-		if !w.used[opUpdate] {
-			w.readBelow = 2
-		}
+	var cum float64
+	for op, v := range weights {
+		cum += v
+		w.below[op] = cum / sum
+	}
+	last := numOps - 1
+	for ; !w.used[last]; last-- {
+		w.below[last] = 2
+	}
+	w.below[last] = 2 // no rounding may pick an op after the last used one
+	w.totalOps = s.Ops
+	if s.Ops > 0 && w.sched != nil { // the schedule numbers the warm-up's operations too
+		w.totalOps += w.scheduledWarmup(s)
 	}
 	w.claim = 1
-	if s.Ops > 0 {
-		w.claim = max(1, min(64, s.Ops/(int64(s.Threads)*100)))
+	if w.totalOps > 0 {
+		w.claim = max(1, min(64, w.totalOps/(int64(s.Threads)*100)))
 	}
 	w.nextInsert.Store(s.InsertStartID)
 	w.spec = s
@@ -262,13 +357,21 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 		stop := context.AfterFunc(runCtx, w.abort)
 		defer stop()
 	}
+	watch, err := w.startWatch(runCtx)
+	if err != nil {
+		return WorkloadResult{}, err
+	}
 
 	threads := make([]*workloadThread, w.spec.Threads)
 	for i := range threads {
 		threads[i] = newWorkloadThread(i, w.spec.Seed, w.used)
 	}
 	w.series = newSeriesCollector(len(threads), w.used)
+	w.warmEnd.Store(w.initialWarmEnd())
 	w.start = time.Now()
+	if watch != nil {
+		watch.run(runCtx)
+	}
 	var wg sync.WaitGroup
 	for _, t := range threads {
 		wg.Go(func() { w.work(runCtx, t) })
@@ -276,7 +379,7 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 
-	watch := newFailWatch(w.start)
+	watchFail := newFailWatch(w.start)
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	counts := func() (done, failed int64) {
@@ -286,6 +389,8 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 		}
 		return done, failed
 	}
+	total := w.progressTotal()
+	last := statusLine{at: w.start}
 	for running := true; running; {
 		select {
 		case <-finished:
@@ -293,9 +398,10 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 		case now := <-tick.C:
 			done, failed := counts()
 			if progress != nil {
-				progress(done, w.spec.Ops)
+				progress(done, total)
 			}
-			if watch.allFailing(now, done-failed, failed) {
+			w.maybeStatus(&last, now, done)
+			if watchFail.allFailing(now, done-failed, failed) {
 				cancel(&AllFailingError{Window: failWindow, First: w.first.get()})
 			}
 		}
@@ -303,9 +409,12 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 	elapsed := time.Since(w.start)
 	if progress != nil {
 		done, _ := counts()
-		progress(done, w.spec.Ops)
+		progress(done, total)
 	}
 	res := w.result(threads, elapsed)
+	if watch != nil {
+		res.Watch = watch.finish(runCtx, w.spec.Watch)
+	}
 	if err := context.Cause(runCtx); err != nil {
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
@@ -315,43 +424,97 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 	return res, nil
 }
 
+// progressTotal is the number of operations progress reports count
+// towards (warm-up included), 0 when it is not known beforehand.
+func (w *workloadRun) progressTotal() int64 {
+	switch {
+	case w.spec.Ops == 0:
+		return 0
+	case w.sched != nil:
+		return w.totalOps
+	case w.spec.WarmupOps > 0:
+		return w.spec.Ops + w.spec.WarmupOps
+	case w.spec.Warmup > 0:
+		return 0
+	}
+	return w.spec.Ops
+}
+
 // claimOps claims up to w.claim of the run's operations and returns how
 // many it got; 0 means the run's operations are all claimed.
 func (w *workloadRun) claimOps() int64 {
 	end := w.issued.Add(w.claim)
 	start := end - w.claim
-	if start >= w.spec.Ops {
+	if start >= w.totalOps {
 		return 0
 	}
-	return min(end, w.spec.Ops) - start
+	return min(end, w.totalOps) - start
 }
 
 func (w *workloadRun) result(threads []*workloadThread, elapsed time.Duration) WorkloadResult {
+	warmEnd := time.Duration(w.warmEnd.Load())
+	if warmEnd < 0 { // the warm-up never ended
+		warmEnd = elapsed
+	}
+	measured := max(0, elapsed-warmEnd)
 	res := WorkloadResult{
-		Elapsed:      elapsed,
+		Elapsed:      measured,
 		Ops:          map[string]OpStats{},
 		Series:       w.series.points,
 		NextInsertID: w.nextInsert.Load(),
+		Workload:     w.spec.Workload,
+		Mix:          w.spec.Mix,
+		Distribution: cmp.Or(w.spec.Distribution, DistUniform),
+		Warmup:       w.warmupResult(threads, warmEnd, elapsed),
 	}
 	total := newLatencyHistogram()
-	var totalErrs int64
+	var totalService *hdrhistogram.Histogram
+	if w.sched != nil {
+		totalService = newLatencyHistogram()
+	}
+	var totalErrs, totalDocs int64
 	for op := range numOps {
 		if !w.used[op] {
 			continue
 		}
 		h := newLatencyHistogram()
-		var errs int64
+		var errs, docs int64
+		var service *hdrhistogram.Histogram
+		if w.sched != nil {
+			service = newLatencyHistogram()
+		}
 		for _, t := range threads {
 			h.Merge(t.hists[op])
 			errs += t.errs[op]
+			docs += t.docs[op]
+			if service != nil {
+				service.Merge(t.service[op])
+			}
 		}
-		res.Ops[opNames[op]] = latencyStats(h, errs, elapsed)
+		st := latencyStats(h, errs, measured)
+		st.Docs = docs
+		if service != nil {
+			st.Service = serviceStats(service)
+			totalService.Merge(service)
+		}
+		res.Ops[opNames[op]] = st
 		total.Merge(h)
 		totalErrs += errs
+		totalDocs += docs
 	}
-	res.Total = latencyStats(total, totalErrs, elapsed)
+	res.Total = latencyStats(total, totalErrs, measured)
+	res.Total.Docs = totalDocs
+	if totalService != nil {
+		res.Total.Service = serviceStats(totalService)
+		res.Rate, res.Behind = w.rateResult(threads, warmEnd, elapsed, res.Total.Count+totalErrs)
+	}
 	if res.Series == nil {
 		res.Series = []SecondPoint{}
+	}
+	if res.Warmup != nil {
+		for i := range res.Series {
+			res.Series[i].Warmup = time.Duration(res.Series[i].Second)*time.Second < warmEnd
+		}
 	}
 	return res
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -71,25 +72,10 @@ func reportRatios(b *testing.B, name string, ratios []float64, budget float64) {
 // (process CPU time, so it includes the driver's own goroutines).
 func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 	ctx := context.Background()
-	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
-		b.Fatal(err)
-	}
+	s := benchLoadedServer(b)
 	for _, threads := range []int{1, 4} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			client, err := s.workloadClient(ctx, threads)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer client.Disconnect(ctx)
-			coll := client.Database("bench").Collection("c")
-			if err := benchBareReads(ctx, coll, threads, 2000); err != nil { // warm the cache
-				b.Fatal(err)
-			}
+			coll := benchWarmClient(b, s, threads)
 			var bareCPU, wtdCPU []float64
 			seed := int64(0)
 			runBare := func() float64 {
@@ -120,6 +106,38 @@ func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 			b.ReportMetric(median(wtdCPU), "wtd_cpu_us/op")
 		})
 	}
+}
+
+// benchLoadedServer starts a server of the run and loads benchKeys
+// documents into bench.c.
+func benchLoadedServer(b *testing.B) *Server {
+	ctx := context.Background()
+	r, _, _ := newBenchRun(b)
+	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchWarmClient connects a workload client of threads connections to s
+// (disconnected when b ends), warms the cache with bare reads and returns
+// its bench.c.
+func benchWarmClient(b *testing.B, s *Server, threads int) *mongo.Collection {
+	ctx := context.Background()
+	client, err := s.workloadClient(ctx, threads)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { client.Disconnect(ctx) })
+	coll := client.Database("bench").Collection("c")
+	if err := benchBareReads(ctx, coll, threads, 2000); err != nil {
+		b.Fatal(err)
+	}
+	return coll
 }
 
 // benchCPU returns the CPU time (user and system) this process has used;
@@ -199,7 +217,32 @@ func BenchmarkMeasurementPath(b *testing.B) {
 			t.record(opRead, ended.Sub(began), nil)
 		}
 	})
-	for _, dist := range []string{DistUniform, DistZipfian} {
+	// What an open loop adds per operation, with the operation due at once
+	// (no waiting): claiming it from the schedule, the clock readings, and
+	// recording the corrected and service latencies and the lateness.
+	b.Run("schedule+clock+record", func(b *testing.B) {
+		w := &workloadRun{}
+		if _, _, err := w.check(WorkloadSpec{NS: "d.c", Duration: time.Hour, Mix: Mix{Read: 1}, KeySpace: 1e7, Rate: 1e7}); err != nil {
+			b.Fatal(err)
+		}
+		w.start = time.Now().Add(-time.Minute) // every operation is already due
+		t := newWorkloadThread(0, 1, w.used)
+		t.openLoop()
+		stop := make(chan struct{})
+		for b.Loop() {
+			i := w.sched.next.Add(1) - 1
+			at := w.sched.at(i)
+			t.measuring = w.scheduledMeasured(i, at)
+			due := w.start.Add(at)
+			if ok, late := t.waitUntil(due, stop); !ok || w.pastEnd(at+late-w.drainGrace()) {
+				b.Fatal("past the end")
+			}
+			began := time.Now()
+			ended := time.Now()
+			t.recordScheduled(opRead, ended.Sub(due), ended.Sub(began), began.Sub(due), nil)
+		}
+	})
+	for _, dist := range []string{DistUniform, DistZipfian, DistLatest, DistHotspot} {
 		b.Run("pick/"+dist, func(b *testing.B) {
 			w := &workloadRun{}
 			if _, _, err := w.check(WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1e7,
@@ -216,4 +259,110 @@ func BenchmarkMeasurementPath(b *testing.B) {
 			_ = sink
 		})
 	}
+}
+
+const (
+	benchRate      = 2000 // ops/s: a rate minimongod serves with room to spare
+	benchRateOps   = 4000 // per measured run: 2 s
+	benchRatePairs = 10
+	// rateBudgetMicros is the design budget: wtd's CPU per operation of an
+	// open loop at most this much above a bare driver loop paced to the
+	// same rate.
+	rateBudgetMicros = 2.0
+)
+
+// BenchmarkRateLimitedCPU measures what an open loop (a rate) costs wtd per
+// operation, as process CPU time (user and system, the driver's own
+// goroutines included), against a bare Go-driver loop paced to the same
+// rate with time.Sleep: the same reads, the same client and threads. Both
+// runs are timed from a client connected beforehand, so the figures are
+// per operation, without the workload's own connection set-up. It
+// alternates benchRatePairs pairs and reports the median CPU per operation
+// of each, of a closed bare loop (the driver's cost with no pacing at all)
+// and the median per-pair difference wtd - paced, with whether the budget
+// (< 2 µs) holds.
+func BenchmarkRateLimitedCPU(b *testing.B) {
+	ctx := context.Background()
+	s := benchLoadedServer(b)
+	const threads = 4
+	coll := benchWarmClient(b, s, threads)
+	client := coll.Database().Client()
+	cpuPerOp := func(f func()) float64 {
+		cpu := benchCPU()
+		f()
+		return float64((benchCPU() - cpu).Nanoseconds()) / 1e3 / benchRateOps
+	}
+	var paced, wtd, closed, extra []float64
+	var seed int64
+	runWtd := func() {
+		seed++
+		w, err := newWorkloadRun(client, WorkloadSpec{NS: "bench.c", Ops: benchRateOps, Threads: threads, Mix: Mix{Read: 1},
+			KeySpace: benchKeys, Seed: seed, Rate: benchRate})
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.abort = func() {} // as Server.Workload: contexts without a Done channel
+		res, err := w.run(ctx, nil)
+		if err != nil || res.Total.Count != benchRateOps || res.Behind {
+			b.Fatalf("workload: %v, %d ops, behind %v", err, res.Total.Count, res.Behind)
+		}
+	}
+	runPaced := func() {
+		if err := benchPacedReads(ctx, coll, threads, benchRateOps, benchRate); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		for i := range benchRatePairs {
+			var p, x float64
+			if i%2 == 0 {
+				p, x = cpuPerOp(runPaced), cpuPerOp(runWtd)
+			} else {
+				x, p = cpuPerOp(runWtd), cpuPerOp(runPaced)
+			}
+			paced, wtd, extra = append(paced, p), append(wtd, x), append(extra, x-p)
+			closed = append(closed, cpuPerOp(func() {
+				if err := benchBareReads(ctx, coll, threads, benchRateOps); err != nil {
+					b.Fatal(err)
+				}
+			}))
+		}
+	}
+	b.ReportMetric(median(paced), "paced_cpu_us/op")
+	b.ReportMetric(median(wtd), "wtd_rate_cpu_us/op")
+	b.ReportMetric(median(closed), "closed_cpu_us/op")
+	b.ReportMetric(median(extra), "extra_us/op")
+	s2 := slices.Clone(extra)
+	slices.Sort(s2)
+	verdict := "holds"
+	if median(extra) >= rateBudgetMicros {
+		verdict = "does NOT hold"
+	}
+	b.Logf("open loop at %d/s, %d threads: wtd %.1f µs/op, paced bare loop %.1f µs/op, closed bare loop %.1f µs/op; wtd - paced: median %.2f µs over %d pairs (min %.2f, max %.2f): the budget of %.0f µs %s",
+		benchRate, threads, median(wtd), median(paced), median(closed), median(extra), len(extra), s2[0], s2[len(s2)-1], rateBudgetMicros, verdict)
+}
+
+// benchPacedReads is the bare driver loop paced to rate: goroutine g does
+// operations g, g+threads, ..., each after sleeping until its time.
+func benchPacedReads(ctx context.Context, coll *mongo.Collection, threads, ops int, rate float64) error {
+	errs := make([]error, threads)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := range threads {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 98))
+			filter := newIDFilter()
+			arg := bson.Raw(filter)
+			for i := g; i < ops; i += threads {
+				time.Sleep(time.Until(start.Add(time.Duration(float64(i) / rate * 1e9))))
+				setFilterID(filter, r.Int64N(benchKeys))
+				if err := coll.FindOne(ctx, arg).Err(); err != nil {
+					errs[g] = err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -22,6 +22,9 @@ type seriesCollector struct {
 	next    int // the first second not yet final
 	last    int // the last second with an operation, -1 before any
 	points  []SecondPoint
+	// sofar merges every operation of the seconds handed over, for status
+	// lines.
+	sofar *hdrhistogram.Histogram
 }
 
 // secondTotals is one second summed over the threads that have handed it
@@ -32,7 +35,8 @@ type secondTotals struct {
 }
 
 func newSeriesCollector(threads int, used [numOps]bool) *seriesCollector {
-	return &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1}
+	return &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1,
+		sofar: newSecondHistogram()}
 }
 
 // flush hands over t's current second, resets t's per-second fields and
@@ -50,6 +54,7 @@ func (c *seriesCollector) flush(t *workloadThread, next int) {
 			st.errs[op] += t.secErrs[op]
 			if t.secCounts[op] > 0 {
 				st.hists[op].Merge(t.secHists[op])
+				c.sofar.Merge(t.secHists[op])
 				t.secHists[op].Reset()
 			}
 		}
@@ -121,4 +126,15 @@ func slicesMin(xs []int) int {
 		m = min(m, x)
 	}
 	return m
+}
+
+// p99SoFar returns the p99 latency of the operations of the seconds the
+// threads have handed over so far, in microseconds (0 before any).
+func (c *seriesCollector) p99SoFar() float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sofar.TotalCount() == 0 {
+		return 0
+	}
+	return float64(c.sofar.ValueAtQuantile(99))
 }

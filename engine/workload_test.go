@@ -233,10 +233,29 @@ func TestWorkloadSpecErrors(t *testing.T) {
 		{"threads", func(s *WorkloadSpec) { s.Threads = 300 }, "threads 300 out of range [1, 256]"},
 		{"empty mix", func(s *WorkloadSpec) { s.Mix = Mix{} }, "mix has no operation"},
 		{"negative weight", func(s *WorkloadSpec) { s.Mix.Update = -1 }, "mix.update -1 out of range [0, +inf)"},
-		{"no key space", func(s *WorkloadSpec) { s.KeySpace = 0 }, "key_space 0 out of range [1, 2^63-1] (reads and updates"},
+		{"no key space", func(s *WorkloadSpec) { s.KeySpace = 0 }, "key_space 0 out of range [1, 2^63-1] (reads, updates, scans"},
 		{"working set too big", func(s *WorkloadSpec) { s.WorkingSetKeys = 101 }, "working_set_keys 101 out of range [1, 100]"},
 		{"negative working set", func(s *WorkloadSpec) { s.WorkingSetKeys = -1 }, "working_set_keys -1 out of range [1, 100]"},
-		{"distribution", func(s *WorkloadSpec) { s.Distribution = "latest" }, `distribution "latest" is not "uniform" or "zipfian"`},
+		{"distribution", func(s *WorkloadSpec) { s.Distribution = "pareto" }, `distribution "pareto" is not one of "uniform", "zipfian", "latest" or "hotspot"`},
+		{"hot fraction", func(s *WorkloadSpec) { s.Distribution, s.HotFraction = DistHotspot, 2 }, "hot_fraction 2 out of range (0, 1]"},
+		{"preset", func(s *WorkloadSpec) { s.Workload = "ycsb-g" }, `workload "ycsb-g" is not a preset: use "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e" or "ycsb-f"`},
+		{"scan max", func(s *WorkloadSpec) { s.Mix.Scan, s.ScanMax = 1, 200000 }, "scan_max 200000 out of range [1, 100000]"},
+		{"query missing", func(s *WorkloadSpec) { s.Mix.Query = 1 }, "the mix has queries but no query is given"},
+		{"query unused", func(s *WorkloadSpec) { s.Query = &QuerySpec{} }, "a query is given but the mix has no queries"},
+		{"query count sort", func(s *WorkloadSpec) {
+			s.Mix.Query, s.Query = 1, &QuerySpec{Count: true, Sort: bson.D{{Key: "a", Value: 1}}}
+		}, "query.sort has no meaning for a count"},
+		{"query sentinel", func(s *WorkloadSpec) {
+			s.Mix.Query, s.Query = 1, &QuerySpec{Filter: bson.D{{Key: "a", Value: limitSlot}}}
+		}, "a value wtd reserves"},
+		{"negative rate", func(s *WorkloadSpec) { s.Rate = -5 }, "rate -5 out of range (0, 10000000]"},
+		{"rate and schedule", func(s *WorkloadSpec) { s.Rate, s.RateSchedule = 5, []float64{1} }, "rate and rate_schedule both given"},
+		{"schedule without step", func(s *WorkloadSpec) { s.RateSchedule = []float64{1, 2} }, "a schedule of 2 rates needs a step > 0"},
+		{"bad schedule rate", func(s *WorkloadSpec) { s.RateSchedule, s.RateStep = []float64{1, 0}, time.Second }, "rate_schedule[2] 0 out of range"},
+		{"step without schedule", func(s *WorkloadSpec) { s.RateStep = time.Second }, "rate_step needs a rate schedule"},
+		{"two warm-ups", func(s *WorkloadSpec) { s.Warmup, s.WarmupOps = time.Second, 5 }, "warmup and warmup_ops both given"},
+		{"negative warm-up", func(s *WorkloadSpec) { s.WarmupOps = -5 }, "warmup_ops -5 out of range"},
+		{"watch path", func(s *WorkloadSpec) { s.Watch = []string{"a..b"} }, `watch: "a..b" is not a dotted serverStatus path`},
 		{"doc bytes", func(s *WorkloadSpec) { s.DocBytes = 0 }, "doc_bytes 0 out of range [32, 16777216]"},
 		{"insert start", func(s *WorkloadSpec) { s.InsertStartID = -5 }, "insert_start_id -5 out of range"},
 	}
@@ -263,9 +282,21 @@ func TestWorkloadSpecDefaults(t *testing.T) {
 		{"inserts start above the key space", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Insert: 1}, KeySpace: 7, DocBytes: 32},
 			func(w *workloadRun) bool { return w.nextInsert.Load() == 7 }},
 		{"read only needs no doc bytes", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1}, KeySpace: 7},
-			func(w *workloadRun) bool { return w.spec.WorkingSetKeys == 7 && w.readBelow > 1 }},
+			func(w *workloadRun) bool { return w.spec.WorkingSetKeys == 7 && w.below[opRead] > 1 }},
 		{"weights are normalised", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 2, Update: 1, Insert: 1}, KeySpace: 7, DocBytes: 32},
-			func(w *workloadRun) bool { return w.readBelow == 0.5 && w.updateBelow == 0.75 }},
+			func(w *workloadRun) bool {
+				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.75 && w.below[opInsert] > 1
+			}},
+		{"unused ops in between are never drawn", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, RMW: 1}, KeySpace: 7, DocBytes: 32},
+			func(w *workloadRun) bool {
+				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.5 && w.below[opScan] == 0.5 && w.below[opRMW] > 1
+			}},
+		{"a scan length by default", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Scan: 1}, KeySpace: 7},
+			func(w *workloadRun) bool { return w.spec.ScanMax == DefaultScanMax && w.scan != nil }},
+		{"a query without keys needs no key space", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Query: 1}, Query: &QuerySpec{Count: true}},
+			func(w *workloadRun) bool { return w.keys == nil && w.query != nil && len(w.query.keys) == 0 }},
+		{"a schedule lasts its steps", WorkloadSpec{NS: "d.c", Mix: Mix{Read: 1}, KeySpace: 7, RateSchedule: []float64{10, 20}, RateStep: time.Second},
+			func(w *workloadRun) bool { return w.spec.Duration == 2*time.Second && w.sched != nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,7 +305,7 @@ func TestWorkloadSpecDefaults(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !tt.want(w) {
-				t.Errorf("unexpected run: spec %+v keys %v below %v/%v", w.spec, w.keys, w.readBelow, w.updateBelow)
+				t.Errorf("unexpected run: spec %+v keys %v below %v", w.spec, w.keys, w.below)
 			}
 		})
 	}

@@ -28,6 +28,19 @@ type workloadThread struct {
 	pad  padRand
 	sec  int // the second the per-second fields are collecting
 	errs [numOps]int64
+	docs [numOps]int64 // documents returned by scans and queries
+	used [numOps]bool
+	// measuring is false while the thread's operations are in the
+	// warm-up: they then count in the series only.
+	measuring bool
+
+	// An open loop's: service times, how late operations began and how
+	// many were late, and the timer that waits for the next one.
+	service  [numOps]*hdrhistogram.Histogram
+	lateness *hdrhistogram.Histogram
+	late     int64
+	timer    *time.Timer
+	warmOps  int64 // operations finished in the warm-up
 
 	hists     [numOps]*hdrhistogram.Histogram // the whole run
 	secHists  [numOps]*hdrhistogram.Histogram // the current second
@@ -42,11 +55,13 @@ type workloadThread struct {
 
 func newWorkloadThread(id int, seed int64, used [numOps]bool) *workloadThread {
 	return &workloadThread{
-		id:       id,
-		rng:      rand.NewPCG(uint64(seed), uint64(id)),
-		pad:      padRand{s: uint64(seed)*0x9e3779b97f4a7c15 + uint64(id)},
-		hists:    histogramsFor(used, newLatencyHistogram),
-		secHists: histogramsFor(used, newSecondHistogram),
+		id:        id,
+		rng:       rand.NewPCG(uint64(seed), uint64(id)),
+		pad:       padRand{s: uint64(seed)*0x9e3779b97f4a7c15 + uint64(id)},
+		used:      used,
+		measuring: true,
+		hists:     histogramsFor(used, newLatencyHistogram),
+		secHists:  histogramsFor(used, newSecondHistogram),
 	}
 }
 
@@ -61,6 +76,7 @@ type opBuffers struct {
 	updateArg any
 	insert    []byte // {_id: int64, pad: BinData}
 	insertArg any
+	more      *moreBuffers // scans, read-modify-writes and queries
 }
 
 func (w *workloadRun) newOpBuffers(t *workloadThread) *opBuffers {
@@ -79,24 +95,54 @@ func (w *workloadRun) newOpBuffers(t *workloadThread) *opBuffers {
 
 // work runs operations until the run's operations are all claimed, its
 // duration has passed or ctx is done, then hands its last second to the
-// series collector.
+// series collector. In an open loop each operation first waits for its
+// scheduled start; one due before the end that could not start within
+// drainGrace after it is not run.
 func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 	defer func() { w.series.flush(t, math.MaxInt) }()
 	buf := w.newOpBuffers(t)
+	buf.more = w.newMoreBuffers(t, buf)
 	stop := ctx.Done()
 	opCtx := ctx
 	if w.abort != nil {
 		opCtx = context.WithoutCancel(ctx) // w.abort ends what is in flight
 	}
-	var claimed int64
+	if w.sched != nil {
+		t.openLoop()
+	}
+	t.measuring = !w.hasWarmup()
+	var claims int64
+	var due, claimed time.Time
+	last := w.start // when the previous operation ended
 	for {
-		if w.spec.Ops > 0 {
-			if claimed == 0 {
-				if claimed = w.claimOps(); claimed == 0 {
-					return
-				}
+		if w.sched != nil {
+			claimed = last // the thread takes the next operation as soon as it is free
+			i := w.sched.next.Add(1) - 1
+			if w.totalOps > 0 && i >= w.totalOps {
+				return
 			}
-			claimed--
+			at := w.sched.at(i)
+			t.measuring = w.scheduledMeasured(i, at)
+			if w.pastEnd(at) {
+				return
+			}
+			due = w.start.Add(at)
+			// One that is already due may start until drainGrace after the end.
+			if ok, late := t.waitUntil(due, stop); !ok || (late > 0 && w.pastEnd(at+late-w.drainGrace())) {
+				return
+			}
+		} else {
+			if !t.measuring {
+				t.measuring = w.startsMeasured(last.Sub(w.start))
+			}
+			if w.totalOps > 0 && t.measuring {
+				if claims == 0 {
+					if claims = w.claimOps(); claims == 0 {
+						return
+					}
+				}
+				claims--
+			}
 		}
 		select {
 		case <-stop:
@@ -106,8 +152,12 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		op := w.pickOp(t.rng)
 		began, err := w.do(opCtx, t, buf, op)
 		ended := time.Now()
+		last = ended
 		if err != nil && ctx.Err() != nil {
 			return // cut short by the stop: neither a success nor a failure
+		}
+		if op == opInsert && w.keys != nil && w.keys.latest != nil {
+			w.keys.latest.ack(insertedID(buf))
 		}
 		elapsed := ended.Sub(w.start)
 		if sec := int(elapsed / time.Second); sec != t.sec {
@@ -116,24 +166,44 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		if err != nil {
 			w.first.record(err) // before counting it, so the watcher never sees a failure without its error
 		}
-		t.record(op, ended.Sub(began), err)
-		if w.spec.Duration > 0 && elapsed >= w.spec.Duration {
-			return
+		if w.sched == nil {
+			t.record(op, ended.Sub(began), err)
+			if w.pastEnd(elapsed) {
+				return
+			}
+			continue
 		}
+		// Coordinated omission: an operation that could not be sent when due
+		// because the thread was still waiting for the server counts from
+		// when it was due; one the thread waited for counts from its send
+		// (how late the thread woke is the lateness, reported apart).
+		from := began
+		if !claimed.Before(due) {
+			from = due
+		}
+		t.recordScheduled(op, ended.Sub(from), ended.Sub(began), began.Sub(due), err)
 	}
 }
 
 // record counts one finished operation: the measurement path, kept free of
-// locks and allocations.
+// locks and allocations. An operation of the warm-up counts in the series
+// only.
 func (t *workloadThread) record(op opKind, took time.Duration, err error) {
 	if err != nil {
-		t.errs[op]++
+		if t.measuring {
+			t.errs[op]++
+		}
 		t.secErrs[op]++
 		t.failed.Add(1)
 	} else {
-		recordLatency(t.hists[op], took)
+		if t.measuring {
+			recordLatency(t.hists[op], took)
+		}
 		recordLatency(t.secHists[op], took)
 		t.secCounts[op]++
+	}
+	if !t.measuring {
+		t.warmOps++
 	}
 	t.done.Add(1)
 }
@@ -141,19 +211,19 @@ func (t *workloadThread) record(op opKind, took time.Duration, err error) {
 // pickOp draws the next operation from the mix.
 func (w *workloadRun) pickOp(r *rand.PCG) opKind {
 	u := unitFloat(r.Uint64())
-	switch {
-	case u < w.readBelow:
-		return opRead
-	case u < w.updateBelow:
-		return opUpdate
-	default:
-		return opInsert
+	op := opRead
+	for u >= w.below[op] {
+		op++
 	}
+	return op
 }
 
 // do prepares and issues one operation, returning when it started (after
 // the preparation) and how it ended.
 func (w *workloadRun) do(ctx context.Context, t *workloadThread, b *opBuffers, op opKind) (time.Time, error) {
+	if op > opInsert {
+		return w.doMore(ctx, t, b, op)
+	}
 	switch op {
 	case opRead:
 		id := w.keys.pick(t.rng)
@@ -168,15 +238,9 @@ func (w *workloadRun) do(ctx context.Context, t *workloadThread, b *opBuffers, o
 		}
 		return began, nil
 	case opUpdate:
-		id := w.keys.pick(t.rng)
-		setFilterID(b.filter, id)
-		t.pad.fill(b.update[b.updateAt : b.updateAt+w.padLen])
+		id := w.prepareUpdate(t, b)
 		began := time.Now()
-		res, err := w.coll.UpdateOne(ctx, b.filterArg, b.updateArg)
-		if err == nil && res.MatchedCount == 0 {
-			err = errNoSuchDocument
-		}
-		if err != nil {
+		if err := w.updateOne(ctx, b); err != nil {
 			return began, fmt.Errorf("update _id %d: %w", id, err)
 		}
 		return began, nil

@@ -20,7 +20,7 @@ var errCheckDone = errors.New("check done")
 // Check finds a playbook's usage errors before anything is recorded: it
 // compiles src and runs it up to its params{} call, which it checks against
 // overrides, or up to the first call that would act (mongod, host, step,
-// report, log, sleep, files), which never happens in a check. Errors are
+// report, log, sleep, sweep, files), which never happens in a check. Errors are
 // *ScriptError values as RunPlaybook returns them (errors.As finds a
 // *ParamError for a bad -p). A playbook that does not reach params{} in
 // checkTimeout passes: the run itself checks its parameters.
@@ -32,7 +32,7 @@ func Check(ctx context.Context, path, src string, overrides map[string]string) e
 	defer L.Close()
 	b.openSandbox(L)
 	b.openParams(L)
-	for _, name := range []string{"mongod", "host", "step", "report", "log", "sleep"} {
+	for _, name := range []string{"mongod", "host", "step", "report", "log", "sleep", "sweep"} {
 		L.SetGlobal(name, b.stopper(L))
 	}
 	fn, err := L.Load(strings.NewReader(src), path)

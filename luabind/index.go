@@ -22,7 +22,7 @@ func (b *binding) serverCreateIndex(L *lua.LState) int {
 	if spec.NS, ok = o.str("ns"); !ok {
 		raisef(L, "create_index: ns is required (\"db.collection\")")
 	}
-	spec.Keys = indexKeys(o)
+	spec.Keys = indexKeys(o, "key")
 	spec.Name, _ = o.str("name")
 	if v := o.get("unique"); v != lua.LNil {
 		u, isBool := v.(lua.LBool)
@@ -42,10 +42,11 @@ func (b *binding) serverCreateIndex(L *lua.LState) int {
 	return 1
 }
 
-// indexKeys reads key = "field" | { field = dir } | { {"a", 1}, {"b", -1} }.
-func indexKeys(o options) []engine.IndexKey {
+// indexKeys reads the ordered fields at key (an index's key, a query's
+// sort): "field" | { field = dir } | { {"a", 1}, {"b", -1} }.
+func indexKeys(o options, key string) []engine.IndexKey {
 	const want = `a field name, { field = 1 } or { {"a", 1}, {"b", -1} }`
-	switch v := o.get("key").(type) {
+	switch v := o.get(key).(type) {
 	case lua.LString:
 		return []engine.IndexKey{{Field: string(v), Dir: 1}}
 	case *lua.LTable:
@@ -54,12 +55,12 @@ func indexKeys(o options) []engine.IndexKey {
 			for i := 1; i <= v.Len(); i++ {
 				pair, ok := v.RawGetInt(i).(*lua.LTable)
 				if !ok || pair.Len() != 2 {
-					o.wrongType("key", want, v)
+					o.wrongType(key, want, v)
 				}
 				field, fok := pair.RawGetInt(1).(lua.LString)
 				dir, dok := pair.RawGetInt(2).(lua.LNumber)
 				if !fok || !dok {
-					o.wrongType("key", want, v)
+					o.wrongType(key, want, v)
 				}
 				keys = append(keys, engine.IndexKey{Field: string(field), Dir: int(dir)})
 			}
@@ -69,18 +70,18 @@ func indexKeys(o options) []engine.IndexKey {
 			field, fok := k.(lua.LString)
 			dir, dok := d.(lua.LNumber)
 			if !fok || !dok {
-				o.wrongType("key", want, v)
+				o.wrongType(key, want, v)
 			}
 			keys = append(keys, engine.IndexKey{Field: string(field), Dir: int(dir)})
 		})
 		if len(keys) != 1 {
-			raisef(o.L, `create_index: key { field = dir } names %d fields: a compound key needs its order, as { {"a", 1}, {"b", -1} }`, len(keys))
+			raisef(o.L, `%s: %s { field = dir } names %d fields: a compound key needs its order, as { {"a", 1}, {"b", -1} }`, o.fname, key, len(keys))
 		}
 		return keys
 	case *lua.LNilType:
-		raisef(o.L, "create_index: key is required (%s)", want)
+		raisef(o.L, "%s: %s is required (%s)", o.fname, key, want)
 	default:
-		o.wrongType("key", want, v)
+		o.wrongType(key, want, v)
 	}
 	return nil
 }

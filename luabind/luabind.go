@@ -1,6 +1,6 @@
 // Package luabind runs wtd's Lua playbooks: it owns the sandboxed Lua state
 // and the global modules a playbook sees (params, mongod, host, step,
-// report, log, sleep). Each binding checks its arguments, makes one engine
+// report, log, sleep, sweep). Each binding checks its arguments, makes one engine
 // or hostctl call with the run's context and converts the result; every
 // capability lives in engine first.
 package luabind
@@ -105,6 +105,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	b.openStep(L)
 	b.openReport(L)
 	b.openLog(L)
+	b.openSweep(L)
 
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {

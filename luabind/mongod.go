@@ -426,22 +426,37 @@ func (b *binding) serverLoad(L *lua.LState) int {
 	return 1
 }
 
-// m:workload{ ns=, ops= | duration= (seconds), threads=1, mix={read=, update=, insert=},
-// working_set=, distribution="uniform", doc_bytes=, seed=, key_space=, insert_start_id= } -> result
+// m:workload{ ns=, ops= | duration= (seconds), threads=1, mix={read=, update=, insert=, scan=, rmw=, query=},
+// working_set=, distribution="uniform", doc_bytes=, seed=, key_space=, insert_start_id=, date=,
+// workload=, scan_max=, query=, hot_fraction=, hot_ops=, rate=, rate_step=, warmup=, watch=, watch_interval= } -> result
 //
 // ns defaults to the namespace the playbook loaded last, mix to
-// {read = 1}. The key space and average document size come from collStats
+// {read = 1} (or the preset's). The key space and average document size come from collStats
 // (key_space overrides the first); working_set is a fraction of the key
 // space when <= 1, MB when > 1, or a string "60MB", "2GB", "50%".
-// doc_bytes defaults to the load's (else collStats' average). The result
+// doc_bytes defaults to the load's (else collStats' average). The other
+// options are read by workloadOptions. The result
 // is engine.WorkloadResult by its JSON names: elapsed_ns, ops = { read =
 // { count, errors, ops_per_sec, p50_micros, p99_micros, ... } }, total,
-// series, next_insert_id.
+// series, next_insert_id, and rate, behind, warmup, watch.
 func (b *binding) serverWorkload(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "workload", "ns", "ops", "duration", "threads", "mix", "working_set", "distribution",
-		"doc_bytes", "seed", "key_space", "insert_start_id", "date")
-	spec := engine.WorkloadSpec{Mix: engine.Mix{Read: 1}}
+	spec := b.workloadSpec(L, s, checkOptions(L, 2, "workload", workloadKeys...))
+	res, err := s.Workload(b.ctx, spec, b.progress("workload "+spec.NS, spec.Duration))
+	if err != nil {
+		b.raise(L, "workload", err)
+	}
+	t, err := resultToLua(L, res)
+	if err != nil {
+		b.raise(L, "workload", err)
+	}
+	L.Push(t)
+	return 1
+}
+
+// workloadSpec reads the options of m:workload (o) into a spec for s.
+func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) engine.WorkloadSpec {
+	var spec engine.WorkloadSpec
 	ns, ok := o.str("ns")
 	if !ok {
 		if ns = b.lastNS; ns == "" {
@@ -459,10 +474,13 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 	threads, _ := o.integer("threads")
 	spec.Threads = clampInt(threads)
 	if mt, ok := o.table("mix"); ok {
-		mo := tableOptions(L, mt, "workload: mix", engine.OpRead, engine.OpUpdate, engine.OpInsert)
+		mo := tableOptions(L, mt, o.fname+": mix", engine.OpRead, engine.OpUpdate, engine.OpInsert, engine.OpScan, engine.OpRMW, engine.OpQuery)
 		spec.Mix.Read, _ = mo.number(engine.OpRead)
 		spec.Mix.Update, _ = mo.number(engine.OpUpdate)
 		spec.Mix.Insert, _ = mo.number(engine.OpInsert)
+		spec.Mix.Scan, _ = mo.number(engine.OpScan)
+		spec.Mix.RMW, _ = mo.number(engine.OpRMW)
+		spec.Mix.Query, _ = mo.number(engine.OpQuery)
 	}
 	spec.Distribution, _ = o.str("distribution")
 	spec.Seed, _ = o.integer("seed")
@@ -492,16 +510,8 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 			b.raise(L, "workload", err)
 		}
 	}
-	res, err := s.Workload(b.ctx, spec, b.progress("workload "+ns, spec.Duration))
-	if err != nil {
-		b.raise(L, "workload", err)
-	}
-	t, err := resultToLua(L, res)
-	if err != nil {
-		b.raise(L, "workload", err)
-	}
-	L.Push(t)
-	return 1
+	workloadOptions(o, &spec)
+	return spec
 }
 
 // workingSet reads working_set: a number (<= 1 a fraction, > 1 MB) or a

@@ -21,7 +21,7 @@ var allowedOS = []string{"time", "clock", "date", "getenv"}
 var refused = map[string]string{
 	"dofile":     "a playbook is one file: put the code in it",
 	"loadfile":   "a playbook is one file: put the code in it",
-	"require":    "wtd's modules (params, mongod, host, step, report, log, sleep) are globals already",
+	"require":    "wtd's modules (params, mongod, host, step, report, log, sleep, sweep) are globals already",
 	"module":     "a playbook is one file: put the code in it",
 	"os.execute": "a playbook runs no commands: use the mongod and host modules",
 	"os.exit":    "a playbook ends by returning from the file or with error(...)",

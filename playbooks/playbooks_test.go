@@ -5,6 +5,7 @@ package playbooks
 import (
 	"context"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,10 +27,14 @@ var small = map[string]map[string]string{
 	// inside a 2 GB one's.
 	"write_pressure.lua": {"docs": "100000", "threads": "4", "batch": "500"},
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
-	"tickets.lua":        {"docs": "3000", "ops": "1000", "threads": "8"},
 	// The service (testsvc) starts with 0.5 GB; the playbook halves it.
 	"field_tuning.lua": {"cache_gb": "0.25", "docs": "3000", "doc_bytes": "1000", "duration": "0", "ops": "600", "threads": "2"},
-	"ttl_offpeak.lua":  {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
+	// 5,000 documents: scans of a few milliseconds, long enough for 16
+	// threads to want more than 5 tickets at once.
+	"tickets.lua":     {"docs": "5000", "duration": "2", "threads": "16"},
+	"ycsb.lua":        {"docs": "3000", "doc_bytes": "500", "threads": "4", "duration": "1", "warmup": "0.3"},
+	"knee.lua":        {"docs": "3000", "doc_bytes": "500", "threads": "1,2,4", "duration": "1", "warmup": "0.2"},
+	"ttl_offpeak.lua": {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "3", "night": "10", "threads": "2", "cache_gb": "0.25"},
 }
 
 // checks are what a playbook's shrunk run must show besides ok steps.
@@ -190,8 +195,10 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 			t.Errorf("cache in force: %v, want 0.5 GB as configured and 0.25 GB from the change on", seen)
 		}
 	},
-	// Each measured step ran with the read-ticket limit its label names.
+	// Each measured step ran with the read-ticket limit its label names;
+	// with 5 tickets the slow reads queue, with 128 none does.
 	"tickets.lua": func(t *testing.T, steps []engine.StepRecord) {
+		const q = "queues.execution.read.normalPriority."
 		seen := 0
 		for _, s := range steps {
 			n, ok := s.Labels["tickets"]
@@ -202,9 +209,83 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 			if got := s.Settings.Parameters["executionControlConcurrentReadTransactions"]; got != n {
 				t.Errorf("step with tickets=%v ran with executionControlConcurrentReadTransactions=%v", n, got)
 			}
+			wr := s.Result.(engine.WorkloadResult)
+			added, waited := wr.Watch[q+"addedToQueue"], wr.Watch[q+"totalTimeQueuedMicros"]
+			queued, longest := added.End-added.Start, wr.Watch[q+"queueLength"].Max
+			t.Logf("%v tickets: %d reads, queueLength max %.0f, %.0f queued, %.0f µs queued in all", n, wr.Total.Count, longest, queued, waited.End-waited.Start)
+			switch n {
+			case 5.0:
+				if longest < 1 || queued < 1 || waited.End <= waited.Start {
+					t.Errorf("5 tickets: queueLength max %.0f, %.0f reads queued: want a queue", longest, queued)
+				}
+			case 128.0:
+				if longest != 0 || queued != 0 {
+					t.Errorf("128 tickets: queueLength max %.0f, %.0f reads queued: want none", longest, queued)
+				}
+			}
 		}
 		if seen != 2 {
 			t.Errorf("%d ticket settings measured, want 2", seen)
+		}
+	},
+	// Each YCSB workload ran its operations in its proportions, after a
+	// warm-up the step records.
+	"ycsb.lua": func(t *testing.T, steps []engine.StepRecord) {
+		byName := map[string]engine.StepRecord{}
+		for _, s := range steps {
+			byName[s.Name] = s
+		}
+		for _, p := range engine.Presets {
+			s, ok := byName[p.Name]
+			if !ok {
+				t.Errorf("no step %s", p.Name)
+				continue
+			}
+			wr := s.Result.(engine.WorkloadResult)
+			m := p.Mix
+			weights := map[string]float64{engine.OpRead: m.Read, engine.OpUpdate: m.Update, engine.OpInsert: m.Insert,
+				engine.OpScan: m.Scan, engine.OpRMW: m.RMW, engine.OpQuery: m.Query}
+			n := float64(wr.Total.Count)
+			for op, w := range weights {
+				got := float64(wr.Ops[op].Count) / n
+				if math.Abs(got-w) > 5*math.Sqrt(w*(1-w)/n)+1e-9 || wr.Ops[op].Errors != 0 {
+					t.Errorf("%s: %s is %.3f of %0.f operations (%d errors), want %.2f", p.Name, op, got, n, wr.Ops[op].Errors, w)
+				}
+			}
+			if wr.Distribution != p.Distribution || wr.Warmup == nil || !strings.Contains(s.Provenance.Warmup, "left out of the summary") {
+				t.Errorf("%s: distribution %s, warm-up %+v, provenance %q", p.Name, wr.Distribution, wr.Warmup, s.Provenance.Warmup)
+			}
+		}
+		if e := byName["ycsb-e"].Result.(engine.WorkloadResult).Ops[engine.OpScan]; e.Docs <= e.Count {
+			t.Errorf("ycsb-e: %d scans returned %d documents", e.Count, e.Docs)
+		}
+	},
+	// The knee the playbook reports is the rule applied to the steps it
+	// recorded, one per thread count.
+	"knee.lua": func(t *testing.T, steps []engine.StepRecord) {
+		var points []engine.SweepPoint
+		var knee map[string]any
+		for _, s := range steps {
+			switch s.Name {
+			case "threads":
+				wr := s.Result.(engine.WorkloadResult)
+				points = append(points, engine.SweepPoint{Threads: s.Labels["threads"].(int), OpsPerSec: wr.Total.OpsPerSec,
+					P50Micros: wr.Total.P50Micros, P99Micros: wr.Total.P99Micros})
+			case "knee":
+				knee, _ = s.Result.(map[string]any)
+			}
+		}
+		if len(points) != 3 || knee == nil {
+			t.Fatalf("%d thread counts measured, knee %v", len(points), knee)
+		}
+		want, ok, reason, err := engine.Knee(points)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("points %+v: %s", points, reason)
+		got, found := knee["knee"].(float64)
+		if found != ok || (ok && int(got) != want) || knee["reason"] != reason {
+			t.Errorf("recorded knee %v (%v), reason %q; the rule gives %d (%v), %q", knee["knee"], found, knee["reason"], want, ok, reason)
 		}
 	},
 }

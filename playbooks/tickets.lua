@@ -1,22 +1,24 @@
 -- tickets.lua: read tickets and their queue (see docs/playbooks.md).
 --
--- Many threads read at once while the read-ticket limit
--- (executionControlConcurrentReadTransactions) is set to each value in turn.
--- For each, the step's reads/s and latency are in the table, and a log line
--- gives how many reads waited for a ticket and their mean wait, from
--- serverStatus queues.execution.read.normalPriority (addedToQueue,
--- totalTimeQueuedMicros). The sampler records queueLength and out every
--- interval: `wtd samples RUN --match queues.execution.read`.
+-- Slow reads run from many threads while the read-ticket limit
+-- (executionControlConcurrentReadTransactions) is set to each value in
+-- turn. Each read is a count of the documents whose field `tag` equals a
+-- random key: no document has the field and no index covers it, so every
+-- read scans the whole collection while it holds a ticket. With fewer
+-- tickets than threads the reads queue; with more, none does. For each
+-- setting a line gives the longest queue seen (queueLength, read every
+-- 0.1 s), how many reads queued and their mean wait, from serverStatus
+-- queues.execution.read.normalPriority; the table has reads/s and latency.
 --
--- Parameters: docs (100000), doc_bytes (1000), ops (40000), threads (32),
+-- Parameters: docs (100000), doc_bytes (1000), duration (10), threads (32),
 -- tickets (comma list: 5,128).
 
 local p = params{
   docs = 100000,
   doc_bytes = 1000,
-  ops = 40000,
+  duration = 10,
   threads = 32,
-  tickets = {5, 128},
+  tickets = { 5, 128 },
 }
 
 local m = mongod.start{ cacheSizeGB = 1,
@@ -25,21 +27,20 @@ step{ name = "load", run = function()
   return m:load{ ns = "bench.t", docs = p.docs, doc_bytes = p.doc_bytes }
 end }
 
-local function read_queue()
-  return m:server_status().queues.execution.read.normalPriority
-end
-
+local q = "queues.execution.read.normalPriority."
 for _, n in ipairs(p.tickets) do
   m:set_parameter("executionControlConcurrentReadTransactions", n)
-  local before = read_queue()
-  step{ name = "reads", tickets = n, run = function()
-    return m:workload{ ns = "bench.t", ops = p.ops, threads = p.threads, mix = { read = 1 } }
+  local r = step{ name = "slow reads", tickets = n, run = function()
+    return m:workload{ ns = "bench.t", duration = p.duration, threads = p.threads, mix = { query = 1 },
+                       query = { filter = { tag = "$key" }, count = true },
+                       watch = { q .. "queueLength", q .. "addedToQueue", q .. "totalTimeQueuedMicros" } }
   end }
-  local after = read_queue()
-  local queued = after.addedToQueue - before.addedToQueue
-  local waited = after.totalTimeQueuedMicros - before.totalTimeQueuedMicros
-  log(("read tickets %d: %d of %d reads queued, mean wait %.3f ms"):format(
-    n, queued, p.ops, queued > 0 and waited / queued / 1000 or 0))
+  local added, waited = r.watch[q .. "addedToQueue"], r.watch[q .. "totalTimeQueuedMicros"]
+  local queued = added["end"] - added.start
+  local wait = waited["end"] - waited.start
+  local line = ("read tickets %d: queueLength max %d, %d of %d reads queued, mean wait %.1f ms"):format(
+    n, r.watch[q .. "queueLength"].max, queued, r.total.count, queued > 0 and wait / queued / 1000 or 0)
+  log(line)
 end
 
-report.table{ by = "tickets", title = "read tickets" }
+report.table{ by = "tickets", title = "read tickets: slow reads" }

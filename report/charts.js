@@ -45,25 +45,29 @@
     var el = document.getElementById("chart-" + c.id);
     var tables = c.runs.map(function (r) { return [r.x].concat(r.y); });
     var joined = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    var series = [{ label: "seconds" }];
+    // A chart with an x label (threads) is not on the time axis: a log
+    // scale with the points marked, no steps, no shared cursor.
+    var timed = !c.xlabel;
+    var series = [{ label: timed ? "seconds" : c.xlabel }];
     var k = 0;
     c.runs.forEach(function (r, ri) {
       r.labels.forEach(function (l) {
-        series.push({ label: l, stroke: palette[k++ % palette.length], width: 1.5, dash: ri > 0 ? [6, 3] : undefined });
+        series.push({ label: l, stroke: palette[k++ % palette.length], width: 1.5, dash: ri > 0 ? [6, 3] : undefined,
+          points: { show: !timed }, spanGaps: !timed });
       });
     });
     var opts = {
       width: Math.max(400, el.clientWidth || 900),
       height: 260,
       series: series,
-      scales: { x: { time: false } },
-      cursor: { sync: { key: "wtd" } },
-      axes: [{ label: "seconds since the run started" }, { label: c.unit, size: 70 }],
-      plugins: [stepsPlugin(c.bounds, data.runs)]
+      scales: { x: timed ? { time: false } : { time: false, distr: 3, log: 2 } },
+      cursor: timed ? { sync: { key: "wtd" } } : {},
+      axes: [{ label: timed ? "seconds since the run started" : c.xlabel }, { label: c.unit, size: 70 }],
+      plugins: timed ? [stepsPlugin(c.bounds, data.runs)] : []
     };
     var u = new uPlot(opts, joined, el);
-    // Every chart spans the whole run, so the steps line up across charts.
-    u.setScale("x", { min: 0, max: data.seconds });
+    // Every chart in time spans the whole run, so the steps line up across charts.
+    if (timed) u.setScale("x", { min: 0, max: data.seconds });
     window.wtdCharts.push({ id: c.id, series: u.series.length - 1, expected: c.series });
   });
 })();

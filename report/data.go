@@ -41,9 +41,11 @@ type Bound struct {
 	Label      string
 }
 
-// Chart is one time-series chart.
+// Chart is one time-series chart, or with an XLabel one against another
+// quantity (threads), drawn on a log scale without the steps.
 type Chart struct {
 	ID, Title, Unit, Note string
+	XLabel                string
 	Runs                  []RunData
 	Bounds                []Bound
 }
@@ -144,11 +146,15 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 		return nil, err
 	}
 	charts = append(charts, disk)
+	charts = append(charts, kneeCharts(m.Records)...)
 	for _, c := range charts {
 		if c.SeriesCount() == 0 {
 			continue
 		}
 		for _, rec := range m.Records {
+			if c.XLabel != "" {
+				break // not on the time axis: no steps to mark
+			}
 			c.Bounds = append(c.Bounds, bounds(rec)...)
 		}
 		if len(m.Records) > 1 {

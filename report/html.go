@@ -46,6 +46,7 @@ func WriteHTML(ctx context.Context, st *store.Store, w io.Writer, ids ...int64) 
 
 type pageData struct {
 	Title                   string
+	Header                  template.HTML
 	UplotJS, ChartsJS, Data template.JS
 	UplotCSS, CSS           template.CSS
 	Runs                    []runView
@@ -78,14 +79,34 @@ type comparisonView struct {
 	*compare.Result
 	TestText string
 	Rows     []rowView
+	Summary  []summaryLine
 }
+
+// summaryLine is a last line of a comparison, as wtd compare ends it: the
+// steps slower or faster in ops/s, or that none is.
+type summaryLine struct{ Word, Text string }
 
 type rowView struct{ Step, Measure, A, B, Change, N, Evidence, Verdict string }
 
 // WriteHTML renders the model; runs after the first are compared with it
 // using opt.
 func (m *Model) WriteHTML(w io.Writer, opt compare.Options) error {
-	d := pageData{UplotJS: template.JS(uplotJS), ChartsJS: template.JS(chartsJS), UplotCSS: template.CSS(uplotCSS),
+	return m.WritePage(w, PageOptions{Compare: opt})
+}
+
+// PageOptions shape a report page.
+type PageOptions struct {
+	// Compare is how runs after the first are compared with it.
+	Compare compare.Options
+	// Header is put first in the page's body (e.g. the links of the
+	// daemon's dashboard); it must fetch nothing.
+	Header template.HTML
+}
+
+// WritePage renders the model as WriteHTML does, with opt's header.
+func (m *Model) WritePage(w io.Writer, popt PageOptions) error {
+	opt := popt.Compare
+	d := pageData{Header: popt.Header, UplotJS: template.JS(uplotJS), ChartsJS: template.JS(chartsJS), UplotCSS: template.CSS(uplotCSS),
 		CSS: template.CSS(styleCSS), Charts: m.Charts}
 	var titles []string
 	for _, rec := range m.Records {
@@ -173,12 +194,50 @@ func viewComparison(r *compare.Result) comparisonView {
 				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
 			case m.CI != nil:
 				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
+			case m.Verdict == compare.NoDifference:
+				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), "no test"
 			}
 			v.Rows = append(v.Rows, row)
 		}
 	}
+	var slower, faster []string
+	for _, s := range r.Steps {
+		switch s.Verdict {
+		case compare.Slower:
+			slower = append(slower, s.Step)
+		case compare.Faster:
+			faster = append(faster, s.Step)
+		}
+	}
+	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
+		v.Summary = append(v.Summary, summaryLine{"no-difference", fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", r.Alpha)})
+	}
+	if !r.Comparable && !r.Forced {
+		v.Summary = append(v.Summary, summaryLine{"not-comparable", "not comparable"})
+	}
+	if len(slower) > 0 {
+		v.Summary = append(v.Summary, summaryLine{compare.Slower, "slower in ops/s: " + strings.Join(slower, "; ")})
+	}
+	if len(faster) > 0 {
+		v.Summary = append(v.Summary, summaryLine{compare.Faster, "faster in ops/s: " + strings.Join(faster, "; ")})
+	}
 	return v
 }
+
+// ComparisonHTML renders a comparison as the report shows it (and as wtd
+// compare prints it): whether the runs are comparable, the test, the table
+// of steps and measures and the verdict lines. It is an HTML fragment for a
+// page styled with Style.
+func ComparisonHTML(r *compare.Result) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := page.ExecuteTemplate(&b, "comparison", viewComparison(r)); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}
+
+// Style is the reports' style sheet, for pages that show parts of them.
+func Style() template.CSS { return template.CSS(styleCSS) }
 
 func value(v *float64) string {
 	if v == nil {
@@ -187,8 +246,8 @@ func value(v *float64) string {
 	return strconv.FormatFloat(*v, 'g', 4, 64)
 }
 
-// chartJSON writes the charts' data: per chart its id, unit, the number of
-// series, per run its x values, series labels and y values (null for a
+// chartJSON writes the charts' data: per chart its id, unit, x label (""
+// for the time axis), the number of series, per run its x values, series labels and y values (null for a
 // gap), and the step bounds.
 func chartJSON(m *Model) ([]byte, error) {
 	var b bytes.Buffer
@@ -212,7 +271,7 @@ func chartJSON(m *Model) ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), c.SeriesCount())
+		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.SeriesCount())
 		for j, r := range c.Runs {
 			if j > 0 {
 				b.WriteByte(',')

@@ -39,8 +39,10 @@ var (
 // TestMain removes the recorded runs at the end.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if recordDir != "" {
-		os.RemoveAll(recordDir)
+	for _, dir := range []string{recordDir, kneeDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

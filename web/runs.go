@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"wtd/engine/compare"
 	"wtd/engine/store"
 )
 
@@ -33,6 +35,31 @@ type RunView struct {
 	TargetVer    string          `json:"target_version,omitempty"`
 	WtdVersion   string          `json:"wtd_version"`
 	OwnerPID     int             `json:"owner_pid"`
+	// Verdict is the run's regression verdict against its baseline,
+	// recorded when a run the daemon started ended ok (null otherwise).
+	Verdict *compare.RunVerdict `json:"verdict"`
+}
+
+// VerdictAttr is the key of a run's regression verdict (a
+// compare.RunVerdict) in the attributes of its end event in the daemon's
+// history (schedule_events, event "end").
+const VerdictAttr = "verdict"
+
+// verdicts reads the recorded verdicts of runs.
+func verdicts(ctx context.Context, st *store.Store, runs ...int64) (map[int64]*compare.RunVerdict, error) {
+	raw, err := st.RunEndAttr(ctx, VerdictAttr, runs...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*compare.RunVerdict, len(raw))
+	for id, js := range raw {
+		var v compare.RunVerdict
+		if err := json.Unmarshal(js, &v); err != nil {
+			return nil, fmt.Errorf("decode the verdict of run %d: %w", id, err)
+		}
+		out[id] = &v
+	}
+	return out, nil
 }
 
 func runView(r store.Run) RunView {
@@ -70,9 +97,20 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	ids := make([]int64, len(runs))
+	for i, run := range runs {
+		ids[i] = run.ID
+	}
+	vs, err := verdicts(r.Context(), s.opts.Store, ids...)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	out := make([]RunView, 0, len(runs))
 	for _, run := range runs {
-		out = append(out, runView(run))
+		v := runView(run)
+		v.Verdict = vs[run.ID]
+		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": out})
 }
@@ -159,7 +197,13 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	vs, err := verdicts(ctx, st, run.ID)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	d := RunDetail{Run: runView(run), Steps: []StepView{}, Servers: []ServerView{}, Events: []EventLine{}}
+	d.Run.Verdict = vs[run.ID]
 	for _, sv := range servers {
 		d.Servers = append(d.Servers, ServerView{Name: sv.Name, Started: sv.Started, URI: sv.URI, Binary: sv.Binary,
 			Version: sv.Version, GitVersion: sv.GitVersion, PID: sv.PID})

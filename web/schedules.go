@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"wtd/engine/compare"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/runner"
@@ -20,6 +21,8 @@ type RunRef struct {
 	Status    string    `json:"status"`
 	Trigger   string    `json:"trigger"`
 	StartedAt time.Time `json:"started_at"`
+	// Verdict is the run's recorded regression verdict (null: none).
+	Verdict *compare.RunVerdict `json:"verdict"`
 }
 
 // ScheduleView is a schedule in GET /api/v1/schedules: its spec and next
@@ -93,6 +96,21 @@ func (s *Server) schedules(ctx context.Context) (SchedulesReply, error) {
 			if run, err := st.GetRun(ctx, fires[0].RunID); err == nil {
 				v.LastRun = &RunRef{ID: run.ID, Status: run.Status, Trigger: run.Trigger, StartedAt: run.StartedAt}
 			}
+		}
+	}
+	var ids []int64
+	for _, v := range reply.Schedules {
+		if v.LastRun != nil {
+			ids = append(ids, v.LastRun.ID)
+		}
+	}
+	vs, err := verdicts(ctx, st, ids...)
+	if err != nil {
+		return reply, err
+	}
+	for _, v := range reply.Schedules {
+		if v.LastRun != nil {
+			v.LastRun.Verdict = vs[v.LastRun.ID]
 		}
 	}
 	for i := range reply.Windows {

@@ -1,5 +1,6 @@
 // Package web is the daemon's HTTP API (JSON under /api/v1, /healthz,
-// /metrics for Prometheus) and the place of its dashboard at /. Read-only
+// /metrics for Prometheus) and its dashboard (HTML pages at /, /runs/{id},
+// /schedules and /compare). Read-only
 // calls are open; calls that change something (POST) need the bearer
 // token when the config names a token_file.
 package web
@@ -61,7 +62,7 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/v1/runs/{id}", s.getRun)
 	s.mux.HandleFunc("GET /api/v1/runs/{id}/samples", s.getSamples)
 	s.mux.HandleFunc("POST /api/v1/runs/{id}/abort", s.mutating(s.abortRun))
-	s.mux.HandleFunc("GET /{$}", s.index)
+	s.registerDashboard()
 	return s
 }
 

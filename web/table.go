@@ -8,20 +8,26 @@ import (
 )
 
 // PrintSchedules writes reply as `wtd schedules` shows it: a table of the
-// schedules (next fire, last run, skips) and one of the windows (next
+// schedules (next fire, last run and its verdict, skips) and one of the windows (next
 // opening, state).
 func PrintSchedules(w io.Writer, reply SchedulesReply) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "SCHEDULE\tCRON\tNEXT\tLAST RUN\tSKIPS\tPLAYBOOK")
+	fmt.Fprintln(tw, "SCHEDULE\tCRON\tNEXT\tLAST RUN\tVERDICT\tSKIPS\tPLAYBOOK")
 	for _, s := range reply.Schedules {
-		last := "–"
+		last, verdict := "–", "–"
 		if s.LastRun != nil {
 			last = fmt.Sprintf("%d %s", s.LastRun.ID, s.LastRun.Status)
+			if v := s.LastRun.Verdict; v != nil {
+				verdict = v.Verdict
+				if v.Baseline > 0 {
+					verdict += fmt.Sprintf(" (vs %d)", v.Baseline)
+				}
+			}
 		}
 		if s.Running > 0 {
 			last = fmt.Sprintf("%d running", s.Running)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Cron, first(s.Next), last, s.Skips, s.Playbook)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", s.Name, s.Cron, first(s.Next), last, verdict, s.Skips, s.Playbook)
 	}
 	tw.Flush()
 	if len(reply.Windows) == 0 {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -198,6 +199,39 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Fatalf("run %d: %+v", fired.RunID, run)
 	}
 
+	// The run fired through the API gets its verdict (the first of its
+	// playbook and parameters: no baseline), and the dashboard's pages
+	// show the run, its report and the schedules.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var r struct {
+			Run struct{ Verdict *struct{ Verdict string } }
+		}
+		api.want(200, "GET", fmt.Sprintf("/api/v1/runs/%d", run.Run.ID), &r)
+		if r.Run.Verdict != nil {
+			if r.Run.Verdict.Verdict != "no baseline" {
+				t.Errorf("verdict of run %d: %q, want no baseline", run.Run.ID, r.Run.Verdict.Verdict)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d: no verdict recorded within 20 s", run.Run.ID)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if body := api.want(200, "GET", "/?playbook=quick", nil); !strings.Contains(body, fmt.Sprintf(`href="/runs/%d"`, run.Run.ID)) ||
+		!strings.Contains(body, "<td>api quick</td>") || !strings.Contains(body, "no baseline") {
+		t.Errorf("dashboard's runs list:\n%s", body)
+	}
+	if body := api.want(200, "GET", fmt.Sprintf("/runs/%d", run.Run.ID), nil); !strings.Contains(body, `id="wtd-data"`) ||
+		!strings.Contains(body, "regression verdict: ") {
+		t.Errorf("dashboard's run page:\n%.2000s", body)
+	}
+	if body := api.want(200, "GET", "/schedules", nil); !strings.Contains(body, `<tr class="schedule"><td>quick</td>`) ||
+		!strings.Contains(body, `<tr class="window"><td>offpeak</td>`) || !strings.Contains(body, "open until") {
+		t.Errorf("dashboard's schedules page:\n%s", body)
+	}
+
 	// Samples: sources, metric names, one series as arrays.
 	var sources struct{ Sources []string }
 	api.want(200, "GET", fmt.Sprintf("/api/v1/runs/%d/samples", run.Run.ID), &sources)
@@ -307,7 +341,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Errorf("the window is open but ttlMonitorEnabled = %v", ttl())
 	}
 	table := runCLI(t, nil, "schedules", "--config", cfgPath)
-	if table.code != 0 || !strings.Contains(table.stdout, fmt.Sprintf("quick     @yearly")) || !strings.Contains(table.stdout, "open until") {
+	if table.code != 0 || !strings.Contains(table.stdout, fmt.Sprintf("quick     @yearly")) || !strings.Contains(table.stdout, "open until") ||
+		!regexp.MustCompile(fmt.Sprintf(`\n+quick +@yearly .* %d ok +no baseline +1 `, run.Run.ID)).MatchString(table.stdout) {
 		t.Errorf("wtd schedules: %d\n%s%s", table.code, table.stdout, table.stderr)
 	}
 	body := api.want(200, "GET", "/metrics", nil)

@@ -24,8 +24,27 @@ type RunVerdict struct {
 	Slower   []string `json:"slower,omitempty"` // the steps behind the verdict
 	Faster   []string `json:"faster,omitempty"`
 	Reasons  []string `json:"reasons,omitempty"` // why not comparable
+	// Steps are the steps behind the verdict (slower or faster in ops/s)
+	// with their figures.
+	Steps []VerdictStep `json:"steps,omitempty"`
+	Alpha float64       `json:"alpha,omitempty"` // the comparison's level and test
+	Test  string        `json:"test,omitempty"`
 	// Result is the whole comparison (nil without a baseline).
 	Result *Result `json:"-"`
+}
+
+// VerdictStep is a matched step that is slower or faster in ops/s (or, for
+// a load, docs/s): its value in the baseline (a) and in the run (b), the
+// change in percent and the test's evidence.
+type VerdictStep struct {
+	Step      string      `json:"step"`
+	Verdict   string      `json:"verdict"`
+	Measure   string      `json:"measure"`
+	A         *float64    `json:"a"`
+	B         *float64    `json:"b"`
+	ChangePct *float64    `json:"change_pct"`
+	P         *float64    `json:"p,omitempty"`
+	CI        *[2]float64 `json:"change_interval,omitempty"`
 }
 
 // VerdictOf judges run id against its baseline. It is what a scheduler
@@ -43,7 +62,7 @@ func VerdictOf(ctx context.Context, st *store.Store, id int64, opt Options) (Run
 	if err != nil {
 		return v, err
 	}
-	v.Baseline, v.Result, v.Reasons = res.A.ID, res, res.Reasons
+	v.Baseline, v.Result, v.Reasons, v.Alpha, v.Test = res.A.ID, res, res.Reasons, res.Alpha, res.Test
 	if !res.Comparable {
 		v.Verdict = NotComparable
 		return v, nil
@@ -54,7 +73,17 @@ func VerdictOf(ctx context.Context, st *store.Store, id int64, opt Options) (Run
 			v.Slower = append(v.Slower, s.Step)
 		case Faster:
 			v.Faster = append(v.Faster, s.Step)
+		default:
+			continue
 		}
+		vs := VerdictStep{Step: s.Step, Verdict: s.Verdict}
+		for _, m := range s.Measures {
+			if m.Measure == measures[0].name || m.Measure == measures[0].loadName {
+				vs.Measure, vs.A, vs.B, vs.ChangePct, vs.P, vs.CI = m.Measure, m.A, m.B, m.ChangePct, m.P, m.CI
+				break
+			}
+		}
+		v.Steps = append(v.Steps, vs)
 	}
 	switch {
 	case len(v.Slower) > 0:

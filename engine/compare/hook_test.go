@@ -63,7 +63,8 @@ func TestVerdictOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Verdict != c.verdict || v.Baseline != c.baseline || c.verdict == Slower && (len(v.Slower) != 1 || v.Slower[0] != "reads") {
+		if v.Verdict != c.verdict || v.Baseline != c.baseline || c.verdict == Slower && (len(v.Slower) != 1 || v.Slower[0] != "reads" ||
+			len(v.Steps) != 1 || v.Steps[0].Step != "reads" || v.Steps[0].Measure != "ops/s" || v.Steps[0].ChangePct == nil || *v.Steps[0].ChangePct > -5 || v.Steps[0].P == nil) {
 			t.Errorf("run %d: %+v, want %s against %d", c.id, v, c.verdict, c.baseline)
 		}
 	}

@@ -101,7 +101,7 @@ local w3 = m:workload{ ops = 200, mix = { insert = 1 } }
 assert(w3.ops.insert.count == 200 and w3.next_insert_id == 2200, "inserts after the loaded ids: " .. tostring(w3.next_insert_id))
 local w4 = m:workload{ ops = 100, working_set = "0.5MB" }
 assert(w4.ops.read.count == 100, "working set in MB")
-has(fails(m.workload, m, { ops = 10, mix = { reed = 1 } }), 'workload: mix: unknown option "reed" (allowed: insert, read, update)')
+has(fails(m.workload, m, { ops = 10, mix = { reed = 1 } }), 'workload: mix: unknown option "reed" (allowed: insert, query, read, rmw, scan, update)')
 has(fails(m.workload, m, { ops = 10, working_set = "lots" }), "working_set must be a fraction")
 has(fails(m.workload, m, { ops = 10, working_set = 0 }), "working set 0 out of range (0, 1]")
 has(fails(m.workload, m, { ops = 10, distribution = "normal" }), "distribution")

@@ -1,0 +1,35 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"wtd/engine/compare"
+	"wtd/engine/schedule"
+	"wtd/engine/store"
+	"wtd/web"
+)
+
+// verdictTimeout bounds judging one run against its baseline.
+const verdictTimeout = 30 * time.Second
+
+// verdict is the run-end hook that judges a run that ended ok against its
+// baseline (the previous ok run of the same playbook with the same
+// parameters, compare.VerdictOf) and returns the verdict, which the
+// scheduler records with the run's end. Runs that did not end ok are not
+// judged.
+func (d *daemon) verdict(ctx context.Context, end schedule.RunEnd) map[string]any {
+	if end.Status != store.StatusOK {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, verdictTimeout)
+	defer cancel()
+	v, err := compare.VerdictOf(ctx, d.st, end.RunID, compare.Options{})
+	if err != nil {
+		d.opts.Log.Error("regression verdict", "schedule", end.Schedule, "run", end.RunID, "error", err)
+		return map[string]any{"verdict_error": err.Error()}
+	}
+	d.opts.Log.Info("regression verdict", "schedule", end.Schedule, "run", end.RunID, "baseline", v.Baseline,
+		"verdict", v.Verdict, "slower", v.Slower, "faster", v.Faster)
+	return map[string]any{web.VerdictAttr: v}
+}

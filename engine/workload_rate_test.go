@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startLoadedRun starts a run and a server of it with docs documents of
+// 256 bytes in ns; it returns the run's event log too.
+func startLoadedRun(t *testing.T, ns string, docs int64) (*Run, *Server, *bytes.Buffer) {
+	t.Helper()
+	r, _, log := newTestRun(t, 0)
+	s, err := r.StartServer(context.Background(), ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(context.Background(), LoadSpec{NS: ns, Docs: docs, DocBytes: 256}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return r, s, log
+}
+
+// freeze stops s's process (SIGSTOP) after `after` for `for_`, then lets
+// it go on (SIGCONT); the process goes on at the test's end in any case.
+func freeze(t *testing.T, s *Server, after, for_ time.Duration) {
+	pid := s.PID()
+	timer := time.AfterFunc(after, func() {
+		syscall.Kill(pid, syscall.SIGSTOP)
+		time.Sleep(for_)
+		syscall.Kill(pid, syscall.SIGCONT)
+	})
+	t.Cleanup(func() {
+		if !timer.Stop() {
+			time.Sleep(for_) // let a freeze under way end first
+		}
+		syscall.Kill(pid, syscall.SIGCONT)
+	})
+}
+
+// TestRateScheduleTimes: operation i is due at i/rate within its step, the
+// steps follow each other, and count inverts at.
+func TestRateScheduleTimes(t *testing.T) {
+	c := newRateSchedule([]float64{1000}, 0)
+	if got := c.at(2500); got != 2500*time.Millisecond {
+		t.Errorf("constant 1000/s: op 2500 at %v", got)
+	}
+	s := newRateSchedule([]float64{100, 400, 50}, time.Second)
+	for _, tc := range []struct {
+		i    int64
+		want time.Duration
+	}{{0, 0}, {99, 990 * time.Millisecond}, {100, time.Second}, {101, time.Second + 2500*time.Microsecond},
+		{500, 2 * time.Second}, {550, 3 * time.Second}, {600, 4 * time.Second}} {
+		if got := s.at(tc.i); got != tc.want {
+			t.Errorf("schedule 100, 400, 50: op %d at %v, want %v", tc.i, got, tc.want)
+		}
+	}
+	for _, sc := range []*rateSchedule{c, s} {
+		for i := int64(0); i < 700; i += 7 {
+			at := sc.at(i)
+			if n := sc.count(at); n != i {
+				t.Fatalf("%v: count(at(%d) = %v) = %d, want %d due before it", sc.rates, i, at, n, i)
+			}
+			if n := sc.count(at + time.Nanosecond); n != i+1 {
+				t.Fatalf("%v: count just after op %d = %d", sc.rates, i, n)
+			}
+		}
+	}
+}
+
+// TestRateKeepsTarget: at a rate the server serves easily, the run
+// achieves it within 2%, every second of the series holds about a
+// second's worth, few operations start late, and the corrected latencies
+// are close to the service times.
+func TestRateKeepsTarget(t *testing.T) {
+	client := testLoaded(t, 1000, 256)
+	const rate = 800
+	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Duration: 3 * time.Second, Threads: 4,
+		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: rate}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Rate
+	if r == nil || res.Behind {
+		t.Fatalf("rate %+v behind %v", r, res.Behind)
+	}
+	t.Logf("target %.1f/s, achieved %.1f/s, %d late (p99 %.0f µs), missed %d; p99 %.0f µs, service p99 %.0f µs",
+		r.TargetOpsPerSec, r.AchievedOpsPerSec, r.Late, r.LateP99Micros, r.Missed, res.Total.P99Micros, res.Total.Service.P99Micros)
+	for name, v := range map[string]float64{"target": r.TargetOpsPerSec, "achieved": r.AchievedOpsPerSec} {
+		if math.Abs(v/rate-1) > 0.02 {
+			t.Errorf("%s %.1f/s, want within 2%% of %d", name, v, rate)
+		}
+	}
+	if v := res.Total.OpsPerSec; math.Abs(v/rate-1) > 0.05 { // over the wall time, the last operations' included
+		t.Errorf("ops/s %.1f, want within 5%% of %d", v, rate)
+	}
+	if n := res.Total.Count; n < 3*rate-2 || n > 3*rate+1 {
+		t.Errorf("%d operations in 3 s at %d/s", n, rate)
+	}
+	for _, p := range res.Series[:3] {
+		if c := p.Counts[OpRead]; c < rate*0.9 || c > rate*1.1 {
+			t.Errorf("second %d: %d reads, want about %d", p.Second, c, rate)
+		}
+	}
+	if r.Missed > 0 {
+		t.Errorf("%d missed", r.Missed)
+	}
+	// Nothing held the threads back for long: the corrected median is the
+	// service time's (both from the send, the timer's slack being lateness
+	// only), within what a busy machine's stalls add to a few operations.
+	s, c := res.Ops[OpRead].Service, res.Ops[OpRead]
+	if s == nil || s.P50Micros <= 0 || c.P50Micros < s.P50Micros || c.P50Micros > 1.2*s.P50Micros+50 {
+		t.Errorf("service %+v beside corrected p50 %.0f", s, c.P50Micros)
+	}
+}
+
+// TestRateBehind: a rate far beyond what one thread can do is reported as
+// not kept, with the operations it missed.
+func TestRateBehind(t *testing.T) {
+	client := testLoaded(t, 1000, 256)
+	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Duration: time.Second, Threads: 1,
+		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 1_000_000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Behind || res.Rate.Missed < 500_000 || res.Rate.AchievedOpsPerSec > 0.5*res.Rate.TargetOpsPerSec {
+		t.Errorf("1,000,000/s from one thread: behind %v, rate %+v", res.Behind, res.Rate)
+	}
+	if res.Elapsed > 1500*time.Millisecond {
+		t.Errorf("a run behind its rate took %v: the backlog must not outlast the duration", res.Elapsed)
+	}
+}
+
+// TestRateScheduleSteps: a schedule of rates steps every rate_step, and
+// lasts its steps without another bound.
+func TestRateScheduleSteps(t *testing.T) {
+	client := testLoaded(t, 1000, 256)
+	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
+		RateSchedule: []float64{200, 600}, RateStep: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total.Count < 790 || res.Total.Count > 801 || res.Behind {
+		t.Errorf("200/s then 600/s for a second each: %d operations, behind %v", res.Total.Count, res.Behind)
+	}
+	// A stall of the machine moves some operations into the next second.
+	if c := res.Series[0].Counts[OpRead]; c < 150 || c > 250 {
+		t.Errorf("second 0: %d reads, want about 200", c)
+	}
+	if c := res.Series[1].Counts[OpRead]; c < 500 || c > 700 {
+		t.Errorf("second 1: %d reads, want about 600", c)
+	}
+	if math.Abs(res.Rate.TargetOpsPerSec-400) > 12 {
+		t.Errorf("target %.1f/s, want the mean, 400", res.Rate.TargetOpsPerSec)
+	}
+}
+
+// TestCoordinatedOmissionSIGSTOP is the proof of the corrected latencies:
+// the server is frozen (SIGSTOP) for one second in the middle of a 10 s
+// run at a fixed rate. Measured from each operation's scheduled start, the
+// p99 shows the stall; the service times from the actual send, which is
+// what a closed loop measures, hardly do.
+func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
+	ctx := context.Background()
+	_, s, _ := startLoadedRun(t, "co.c", 2000)
+	freeze(t, s, 4500*time.Millisecond, time.Second)
+	res, err := s.Workload(ctx, WorkloadSpec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
+		KeySpace: 2000, Rate: 500}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := res.Total
+	t.Logf("corrected p50 %.0f µs p99 %.0f µs max %.0f µs; service p50 %.0f µs p99 %.0f µs max %.0f µs; rate %+v",
+		tot.P50Micros, tot.P99Micros, tot.MaxMicros, tot.Service.P50Micros, tot.Service.P99Micros, tot.Service.MaxMicros, *res.Rate)
+	if tot.P99Micros < 500_000 {
+		t.Errorf("corrected p99 %.0f µs: the 1 s stall must show (>= 500 ms)", tot.P99Micros)
+	}
+	if tot.MaxMicros < 900_000 {
+		t.Errorf("corrected max %.0f µs, want about the 1 s stall", tot.MaxMicros)
+	}
+	if tot.Service.P99Micros > 50_000 {
+		t.Errorf("service p99 %.0f µs: only the few operations in flight during the stall should be slow", tot.Service.P99Micros)
+	}
+	if res.Behind || res.Rate.Late < 300 {
+		t.Errorf("behind %v with %d late: the operations due in the stall start late, and the run catches up", res.Behind, res.Rate.Late)
+	}
+}
+
+// TestWarmupExcluded: operations in a warm-up are in the series and not
+// in the summary. A stall in the warm-up shows in its second's p99 but not
+// in the summary's; the measured part has the duration asked for.
+func TestWarmupExcluded(t *testing.T) {
+	ctx := context.Background()
+	r, s, _ := startLoadedRun(t, "wu.c", 1000)
+	freeze(t, s, 200*time.Millisecond, 700*time.Millisecond)
+	spec := WorkloadSpec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 1500 * time.Millisecond, Threads: 2,
+		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 400}
+	res, err := s.Workload(ctx, spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seriesOps int64
+	for _, p := range res.Series {
+		seriesOps += p.Counts[OpRead]
+	}
+	w := res.Warmup
+	if w == nil || w.Ops < 500 || res.Total.Count+w.Ops != seriesOps {
+		t.Fatalf("warm-up %+v, %d measured, %d in the series: want the series to hold both", w, res.Total.Count, seriesOps)
+	}
+	if n := res.Total.Count; n < 590 || n > 601 {
+		t.Errorf("%d measured operations, want 1.5 s at 400/s", n)
+	}
+	if res.Elapsed < 1450*time.Millisecond || res.Elapsed > 1700*time.Millisecond {
+		t.Errorf("elapsed %v, want the 1.5 s after the warm-up", res.Elapsed)
+	}
+	if !res.Series[0].Warmup || res.Series[0].P99Micros[OpRead] < 500_000 || res.Series[len(res.Series)-1].Warmup {
+		t.Errorf("series %+v: want second 0 in the warm-up with the stall, the last second out of it", res.Series)
+	}
+	if res.Total.P99Micros > 200_000 || res.Total.MaxMicros > 500_000 {
+		t.Errorf("summary p99 %.0f µs max %.0f µs: the warm-up's stall leaked into it", res.Total.P99Micros, res.Total.MaxMicros)
+	}
+
+	// A warm-up of operations in a closed loop: the first ones started.
+	before := testOpcounters(t, s.Client())
+	res, err = s.Workload(ctx, WorkloadSpec{NS: "wu.c", Ops: 500, WarmupOps: 200, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := testOpcounters(t, s.Client())["query"] - before["query"]; res.Total.Count != 500 || res.Warmup.Ops != 200 || q != 700 {
+		t.Errorf("500 ops after 200 of warm-up: %d measured, %d warm-up, %d queries on the server", res.Total.Count, res.Warmup.Ops, q)
+	}
+
+	// The step records the warm-up the workload had.
+	rec, err := r.Step(ctx, StepSpec{Name: "warm", Labels: map[string]any{"warmup": "label"}}, func(ctx context.Context) (any, error) {
+		return s.Workload(ctx, WorkloadSpec{NS: "wu.c", Ops: 100, WarmupOps: 50, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Provenance.Warmup; !strings.HasPrefix(got, "50 ops (") || !strings.Contains(got, "50 operations) run first and left out of the summary") {
+		t.Errorf("provenance warm-up %q", got)
+	}
+}
+
+// TestWorkloadStatusAndWatch: a workload run through its server says how it
+// goes every status interval, and watched serverStatus fields come back
+// with their values before, during and after.
+func TestWorkloadStatusAndWatch(t *testing.T) {
+	old := statusInterval
+	statusInterval = 400 * time.Millisecond
+	defer func() { statusInterval = old }()
+	ctx := context.Background()
+	_, s, log := startLoadedRun(t, "st.c", 1000)
+	res, err := s.Workload(ctx, WorkloadSpec{NS: "st.c", Duration: 1500 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
+		Watch: []string{"opcounters.query", "connections.current"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, withP99 := 0, 0
+	for _, l := range strings.Split(log.String(), "\n") {
+		if strings.Contains(l, "workload st.c: ") && strings.Contains(l, " ops/s, p99 ") && strings.HasSuffix(l, " so far") {
+			lines++
+			if strings.HasSuffix(l, " ms so far") {
+				withP99++
+			}
+		}
+	}
+	// The first may come before any thread has handed a second over (p99 –).
+	if lines < 2 || lines > 4 || withP99 < 1 {
+		t.Errorf("%d status lines (%d with a p99) in 1.5 s at one per 0.4 s:\n%s", lines, withP99, log.String())
+	}
+	q := res.Watch["opcounters.query"]
+	if q.Samples < 8 || int64(q.End-q.Start) != res.Total.Count || q.Max != q.End || q.Min != q.Start {
+		t.Errorf("watched opcounters.query %+v over %d reads", q, res.Total.Count)
+	}
+	if c := res.Watch["connections.current"]; c.Max < 3 || c.Mean <= 0 {
+		t.Errorf("watched connections.current %+v: the run's two threads and the watcher at least", c)
+	}
+	_, err = s.Workload(ctx, WorkloadSpec{NS: "st.c", Ops: 10, Mix: Mix{Read: 1}, KeySpace: 1000, Watch: []string{"no.such.field"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "serverStatus has no number at no.such.field") {
+		t.Errorf("watching a missing field: %v", err)
+	}
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"wtd/engine"
+)
+
+// kneeXLabel is the x axis of the charts against threads.
+const kneeXLabel = "threads (log scale)"
+
+// kneeCharts draws the thread sweeps of the runs (sweep.threads: workload
+// steps labelled threads = N): throughput and p99 latency against the
+// thread count, one line per step name, and names each sweep's knee by
+// engine.Knee in the note. A thread count measured more than once counts
+// with the median of its figures. Without a sweep of two counts or more
+// the charts are empty (and left out).
+func kneeCharts(recs []*engine.RunRecord) []Chart {
+	ops := Chart{ID: "knee-ops", Title: "Throughput against threads", Unit: "ops/s", XLabel: kneeXLabel}
+	p99 := Chart{ID: "knee-p99", Title: "p99 latency against threads", Unit: "ms", XLabel: kneeXLabel}
+	var notes []string
+	for _, rec := range recs {
+		for _, sw := range sweeps(rec) {
+			var x, y, q []float64
+			for _, p := range sw.points {
+				x, y, q = append(x, float64(p.Threads)), append(y, p.OpsPerSec), append(q, p.P99Micros/1000)
+			}
+			ops.Runs = append(ops.Runs, RunData{Run: rec.Run.ID, X: x, Series: []Series{{Label: sw.name, Y: y}}})
+			p99.Runs = append(p99.Runs, RunData{Run: rec.Run.ID, X: x, Series: []Series{{Label: sw.name, Y: q}}})
+			knee, ok, reason, err := engine.Knee(sw.points)
+			switch {
+			case err != nil:
+				reason = err.Error()
+			case ok:
+				reason = fmt.Sprintf("knee at %d threads: %s", knee, reason)
+			default:
+				reason = "no knee: " + reason
+			}
+			notes = append(notes, fmt.Sprintf("run %d, %s: %s", rec.Run.ID, sw.name, reason))
+		}
+	}
+	rule := fmt.Sprintf("The knee is the smallest thread count k such that every larger count has less than %.0f%% more throughput per doubling of the threads from k and a higher p99 than k. ", 100*engine.KneeGrowth)
+	ops.Note = rule + strings.Join(notes, "; ")
+	p99.Note = ops.Note
+	return []Chart{ops, p99}
+}
+
+// sweep is one step name's points of a run, by thread count.
+type sweep struct {
+	name   string
+	points []engine.SweepPoint
+}
+
+// sweeps returns the run's workload steps labelled threads, by step name,
+// those with two thread counts or more.
+func sweeps(rec *engine.RunRecord) []sweep {
+	type figures struct{ ops, p50, p99 []float64 }
+	by := map[string]map[int]*figures{}
+	var names []string
+	for _, s := range rec.Steps {
+		n, ok := s.Labels["threads"].(float64)
+		tot, isWorkload := workloadTotal(s.Result)
+		if !ok || !isWorkload || s.Status != engine.StatusOK || n < 1 {
+			continue
+		}
+		if by[s.Name] == nil {
+			by[s.Name] = map[int]*figures{}
+			names = append(names, s.Name)
+		}
+		f := by[s.Name][int(n)]
+		if f == nil {
+			f = &figures{}
+			by[s.Name][int(n)] = f
+		}
+		f.ops, f.p50, f.p99 = append(f.ops, tot.OpsPerSec), append(f.p50, tot.P50Micros), append(f.p99, tot.P99Micros)
+	}
+	var out []sweep
+	for _, name := range names {
+		if len(by[name]) < 2 {
+			continue
+		}
+		sw := sweep{name: name}
+		for n, f := range by[name] {
+			med := func(v []float64) float64 { return engine.Summarise(v).Median }
+			sw.points = append(sw.points, engine.SweepPoint{Threads: n, OpsPerSec: med(f.ops), P50Micros: med(f.p50), P99Micros: med(f.p99)})
+		}
+		slices.SortFunc(sw.points, func(a, b engine.SweepPoint) int { return a.Threads - b.Threads })
+		out = append(out, sw)
+	}
+	return out
+}
+
+// workloadTotal returns the total of a workload step's result, as recorded
+// (decoded JSON) or as the engine returned it.
+func workloadTotal(result any) (engine.OpStats, bool) {
+	switch r := result.(type) {
+	case engine.WorkloadResult:
+		return r.Total, true
+	case map[string]any:
+		t, ok := r["total"].(map[string]any)
+		if !ok {
+			return engine.OpStats{}, false
+		}
+		f := func(k string) float64 { v, _ := t[k].(float64); return v }
+		return engine.OpStats{OpsPerSec: f("ops_per_sec"), P50Micros: f("p50_micros"), P99Micros: f("p99_micros")}, true
+	}
+	return engine.OpStats{}, false
+}
