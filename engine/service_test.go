@@ -80,36 +80,6 @@ func TestServiceRestartEditsTheConfigAndTheRunPutsItBack(t *testing.T) {
 	}
 }
 
-func TestServiceRestartThatDoesNotComeBackIsRolledBack(t *testing.T) {
-	ctx := context.Background()
-	r, st, svc, s := serviceRun(t)
-	s.svc.Timeout = 8 * time.Second
-	bad := "no_such_wiredtiger_key=1"
-	err := s.Restart(ctx, ServerChanges{EngineConfig: &bad})
-	if err == nil {
-		t.Fatal("a config the server cannot start with: no error")
-	}
-	msg := err.Error()
-	t.Logf("the failed restart: %s", msg)
-	if !strings.Contains(msg, "no_such_wiredtiger_key") {
-		t.Errorf("the error does not quote the server's log lines naming the bad key")
-	}
-	if !strings.Contains(msg, "did not answer") || !strings.Contains(msg, "original config was put back") ||
-		!strings.Contains(msg, "last lines of "+svc.LogPath) {
-		t.Errorf("error = %v", err)
-	}
-	if got := svc.ConfigNow(t); got != string(svc.Original) {
-		t.Errorf("config after the failed restart is not the original:\n%s", got)
-	}
-	if got := svc.CacheBytes(t); got != testsvc.GB(0.5) {
-		t.Errorf("cache after the rollback = %.0f, want %.0f", got, testsvc.GB(0.5))
-	}
-	changes, _ := st.Changes(ctx, r.ID)
-	if len(changes) != 1 || changes[0].State != store.ChangeRestored {
-		t.Errorf("changes: %+v, want one restored", changes)
-	}
-}
-
 func TestServiceNeedsTheOperatorsPermission(t *testing.T) {
 	r, _, _ := startTestRun(t, Config{})
 	_, err := r.ServiceServer(context.Background(), ServiceOptions{Unit: "mongod", Config: "/etc/mongod.conf", URI: "mongodb://127.0.0.1:1"})

@@ -152,6 +152,9 @@ step{ name = "bad knob", run = function() m:restart{ engineConfig = "no_such_wir
 		!strings.Contains(e, "last lines of "+svc.LogPath) || !strings.Contains(e, "unknown configuration key: 'no_such_wiredtiger_key'") {
 		t.Errorf("step: %s, error:\n%s", steps[0].Status, e)
 	}
+	if changes, err := st.Changes(ctx, 1); err != nil || len(changes) != 1 || changes[0].State != store.ChangeRestored {
+		t.Errorf("changes = %+v, %v; want the one change restored", changes, err)
+	}
 }
 
 // TestRestoreCommand: wtd restore refuses a run still going on and says
