@@ -14,6 +14,7 @@ import (
 	"os"
 	"time"
 
+	"wtd/engine"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
@@ -75,6 +76,11 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 		return fmt.Errorf("open results database %s: %w", dbPath, err)
 	}
 	defer st.Close(context.WithoutCancel(ctx))
+	// Runs whose wtd was killed before it put back what it changed on a
+	// server are put back before anything else runs.
+	if err := engine.RestoreUnrestored(ctx, st, &lineLog{log: opts.Log, level: slog.LevelWarn, msg: "restore"}); err != nil {
+		opts.Log.Error("putting back what earlier runs changed on servers", "err", err)
+	}
 	d := &daemon{opts: opts, st: st}
 	reg, hooks := d.metrics()
 	d.sched = schedule.New(cfg, schedule.Options{Store: st, StateDir: opts.StateDir, Launch: d.launch, Log: opts.Log,

@@ -50,6 +50,9 @@ type Config struct {
 	// AllowDirs are the directories besides the run's where mongod.start
 	// may put a dbpath (wtd run --allow-dir).
 	AllowDirs []string
+	// AllowServices are the units mongod.service may restart (wtd run
+	// --allow-service, the daemon config's services:).
+	AllowServices []string
 	// Log receives the run's events as lines (may be nil).
 	Log io.Writer
 	// Errors receives failures that cannot wait for the end of the run,
@@ -300,6 +303,9 @@ func (r *Run) Finish(ctx context.Context, status, reason string) error {
 	}
 	r.sampler.stop()
 	var errs []error
+	if err := r.RestoreChanges(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("put back what the run changed: %w", err))
+	}
 	for _, s := range servers {
 		if err := s.Stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("stop %s: %w", s.Name, err))

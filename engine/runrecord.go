@@ -13,6 +13,9 @@ import (
 type RunRecord struct {
 	Run     store.Run
 	Servers []store.ServerRecord
+	// Changes are what the run changed on servers it did not start, and
+	// whether each was put back.
+	Changes []store.Change
 	Files   []store.Artifact // without content
 	Samples int64
 	Sources []string
@@ -32,6 +35,9 @@ func LoadRunRecord(ctx context.Context, st *store.Store, id int64) (*RunRecord, 
 	}
 	rec := &RunRecord{Run: r, SwapChange: map[int]float64{}}
 	if rec.Servers, err = st.Servers(ctx, id); err != nil {
+		return nil, err
+	}
+	if rec.Changes, err = st.Changes(ctx, id); err != nil {
 		return nil, err
 	}
 	if rec.Files, err = st.Artifacts(ctx, id); err != nil {

@@ -45,6 +45,9 @@ type ServerChanges struct {
 	SyncDelay     *float64
 	SetParameters map[string]string // merged into the current ones
 	ExtraArgs     []string          // replace the current ones when non-nil
+	// Keep leaves a service's config change in place after the run
+	// (keep = true); it is recorded as kept.
+	Keep bool
 }
 
 // Server is a mongod a run uses: one it started (restartable) or one it
@@ -60,6 +63,7 @@ type Server struct {
 	restarts int
 	down     bool // between stop and start during a restart, or stopped
 	build    BuildInfo
+	svc      *service // set for a server a service manager runs (mongod.service)
 }
 
 // ErrAttached is returned by Restart on a server the run did not start.
@@ -166,6 +170,9 @@ func (s *Server) Spec() (hostctl.ServerSpec, bool) {
 // Restart stops the server and starts it again on the same dbpath and port
 // with changes applied; the settings are checked before anything stops.
 func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
+	if s.svc != nil {
+		return s.restartService(ctx, ch)
+	}
 	if s.hs == nil {
 		return ErrAttached
 	}
@@ -288,6 +295,26 @@ func (s *Server) ServerStatus(ctx context.Context) (bson.Raw, error) {
 // SetParameter sets a server parameter at runtime and returns the previous
 // value.
 func (s *Server) SetParameter(ctx context.Context, name string, value any) (any, error) {
+	return s.SetParameterKeep(ctx, name, value, false)
+}
+
+// SetParameterKeep is SetParameter; on a server wtd did not start
+// (attached, or a service) the value before is read and recorded first,
+// and set back at the end of the run unless keep.
+func (s *Server) SetParameterKeep(ctx context.Context, name string, value any, keep bool) (any, error) {
+	if s.hs == nil {
+		before, err := s.GetParameter(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("setParameter %s: read the value before the change: %w", name, err)
+		}
+		if err := s.recordParameter(ctx, name, before, value, keep); err != nil {
+			return nil, err
+		}
+	}
+	return s.setParameter(ctx, name, value)
+}
+
+func (s *Server) setParameter(ctx context.Context, name string, value any) (any, error) {
 	raw, err := s.Command(ctx, bson.D{{Key: "setParameter", Value: 1}, {Key: name, Value: value}})
 	if err != nil {
 		return nil, fmt.Errorf("setParameter %s: %w", name, err)
@@ -316,7 +343,24 @@ func (s *Server) GetParameter(ctx context.Context, name string) (any, error) {
 // Reconfigure changes WiredTiger's runtime configuration
 // (wiredTigerEngineRuntimeConfig).
 func (s *Server) Reconfigure(ctx context.Context, cfg string) error {
-	_, err := s.SetParameter(ctx, "wiredTigerEngineRuntimeConfig", cfg)
+	return s.ReconfigureKeep(ctx, cfg, false)
+}
+
+// ReconfigureKeep is Reconfigure; on a server wtd did not start, the
+// values before of the keys cfg sets are worked out and recorded first
+// (see reconfigureBefore), and set back at the end of the run unless keep.
+func (s *Server) ReconfigureKeep(ctx context.Context, cfg string, keep bool) error {
+	const name = "wiredTigerEngineRuntimeConfig"
+	if s.hs == nil {
+		before, err := s.reconfigureBefore(ctx, cfg)
+		if err != nil && !keep {
+			return fmt.Errorf("reconfigure %q: %w", cfg, err)
+		}
+		if err := s.recordParameter(ctx, name, before, cfg, keep); err != nil {
+			return err
+		}
+	}
+	_, err := s.setParameter(ctx, name, cfg)
 	return err
 }
 

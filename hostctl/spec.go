@@ -121,6 +121,31 @@ func (s ServerSpec) Validate() error {
 			bad("bind_ip %q: %w", s.BindIP, err)
 		}
 	}
+	errs = append(errs, s.settingsErrors()...)
+	if err := CheckArgs(s.ExtraArgs); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// ValidateSettings checks only the tuning settings (cacheSizeGB,
+// syncdelay, setParameter names, engineConfig), as Validate does: for a
+// server wtd does not start itself (a service's config file).
+func (s ServerSpec) ValidateSettings() error {
+	if errs := s.settingsErrors(); len(errs) > 0 {
+		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+func (s ServerSpec) settingsErrors() []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf(format, a...))
+	}
 	const cacheKey = "storage.wiredTiger.engineConfig.cacheSizeGB"
 	switch c := s.CacheSizeGB; {
 	case math.IsNaN(c):
@@ -144,11 +169,5 @@ func (s ServerSpec) Validate() error {
 	if err := CheckWTConfig(s.EngineConfig); err != nil {
 		bad("engineConfig %w", err)
 	}
-	if err := CheckArgs(s.ExtraArgs); err != nil {
-		errs = append(errs, err)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))
-	}
-	return nil
+	return errs
 }

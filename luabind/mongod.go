@@ -71,6 +71,7 @@ func (b *binding) openMongod(L *lua.LState) {
 	L.SetGlobal("mongod", setFuncs(L, map[string]lua.LGFunction{
 		"start":   b.mongodStart,
 		"connect": b.mongodConnect,
+		"service": b.mongodService,
 	}))
 }
 
@@ -176,13 +177,62 @@ func (b *binding) mongodConnect(L *lua.LState) int {
 	return 1
 }
 
-// m:restart{ cacheSizeGB=, engineConfig=, syncdelay=, setParameter={...}, args={...} }
+// mongod.service{ unit = "mongod", config = "/etc/mongod.conf", uri = "mongodb://127.0.0.1:27017",
+// service_manager = {"systemctl"}, timeout = 120 } -> server
+//
+// Attaches to a server a service manager runs, which m:restart restarts
+// with its YAML config file changed; what the run changes is put back at
+// its end. The unit must be allowed by the operator (--allow-service).
+func (b *binding) mongodService(L *lua.LState) int {
+	o := checkOptions(L, 1, "mongod.service", "unit", "config", "uri", "service_manager", "timeout")
+	var so engine.ServiceOptions
+	var ok bool
+	if so.Unit, ok = o.str("unit"); !ok {
+		raisef(L, "mongod.service: unit is required")
+	}
+	if so.Config, ok = o.str("config"); !ok {
+		raisef(L, "mongod.service: config is required (the YAML config file the unit starts the server with)")
+	}
+	if so.URI, ok = o.str("uri"); !ok {
+		raisef(L, "mongod.service: uri is required")
+	}
+	if m, ok := o.strings("service_manager"); ok {
+		if len(m) == 0 || m[0] == "" {
+			raisef(L, "mongod.service: service_manager must name a command, e.g. {\"systemctl\"}")
+		}
+		so.Manager = m
+	}
+	if sec, ok := o.number("timeout"); ok {
+		if !(sec > 0 && sec <= maxConnectSeconds) {
+			raisef(L, "mongod.service: timeout %v seconds out of range (0, %d]", sec, maxConnectSeconds)
+		}
+		so.Timeout = time.Duration(sec * float64(time.Second))
+	}
+	s, err := b.env.Run.ServiceServer(b.ctx, so)
+	if err != nil {
+		b.raise(L, "mongod.service", err)
+	}
+	pushServer(L, s)
+	return 1
+}
+
+// keepOption reads an optional { keep = true } at argument n.
+func keepOption(L *lua.LState, n int, fname string) bool {
+	if L.Get(n) == lua.LNil {
+		return false
+	}
+	o := checkOptions(L, n, fname, "keep")
+	keep, _ := o.boolean("keep")
+	return keep
+}
+
+// m:restart{ cacheSizeGB=, engineConfig=, syncdelay=, setParameter={...}, args={...}, keep= }
 //
 // Restarts the server on the same dbpath and port with the settings given
 // changed and the rest kept (setParameter is merged, args replaced).
 func (b *binding) serverRestart(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "restart", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "args")
+	o := checkOptions(L, 2, "restart", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "args", "keep")
 	var ch engine.ServerChanges
 	if v, ok := o.number("cacheSizeGB"); ok {
 		ch.CacheSizeGB = &v
@@ -195,6 +245,7 @@ func (b *binding) serverRestart(L *lua.LState) int {
 	}
 	ch.SetParameters, _ = setParameters(o)
 	ch.ExtraArgs, _ = o.strings("args")
+	ch.Keep, _ = o.boolean("keep")
 	if err := s.Restart(b.ctx, ch); err != nil {
 		b.raise(L, "restart", err)
 	}
@@ -221,7 +272,8 @@ func (b *binding) serverSetParameter(L *lua.LState) int {
 		L.ArgError(3, "number, boolean or string expected, got "+v.Type().String())
 	}
 	value, _ := toBSON(v)
-	was, err := s.SetParameter(b.ctx, name, value)
+	keep := keepOption(L, 4, "set_parameter")
+	was, err := s.SetParameterKeep(b.ctx, name, value, keep)
 	if err != nil {
 		b.raise(L, "set_parameter", err)
 	}
@@ -247,7 +299,7 @@ func (b *binding) serverGetParameter(L *lua.LState) int {
 func (b *binding) serverReconfigure(L *lua.LState) int {
 	s := checkServer(L, 1)
 	cfg := L.CheckString(2)
-	if err := s.Reconfigure(b.ctx, cfg); err != nil {
+	if err := s.ReconfigureKeep(b.ctx, cfg, keepOption(L, 3, "reconfigure")); err != nil {
 		b.raise(L, "reconfigure", err)
 	}
 	return 0

@@ -158,3 +158,15 @@ func isList(t *lua.LTable) bool {
 	t.ForEach(func(lua.LValue, lua.LValue) { count++ })
 	return count == n
 }
+
+func (o options) boolean(key string) (bool, bool) {
+	v := o.get(key)
+	switch x := v.(type) {
+	case *lua.LNilType:
+		return false, false
+	case lua.LBool:
+		return bool(x), true
+	}
+	o.wrongType(key, "a boolean", v)
+	return false, false
+}

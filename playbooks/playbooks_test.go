@@ -4,6 +4,7 @@ package playbooks
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testhost"
+	"wtd/internal/testsvc"
 	"wtd/luabind"
 )
 
@@ -25,6 +27,8 @@ var small = map[string]map[string]string{
 	// inside a 2 GB one's.
 	"write_pressure.lua": {"docs": "100000", "threads": "4", "batch": "500"},
 	"eviction_sweep.lua": {"docs": "3000", "ops": "500", "threads": "2"},
+	// The service (testsvc) starts with 0.5 GB; the playbook halves it.
+	"field_tuning.lua": {"cache_gb": "0.25", "docs": "3000", "doc_bytes": "1000", "duration": "0", "ops": "600", "threads": "2"},
 	// 5,000 documents: scans of a few milliseconds, long enough for 16
 	// threads to want more than 5 tickets at once.
 	"tickets.lua":     {"docs": "5000", "duration": "2", "threads": "16"},
@@ -64,7 +68,16 @@ func TestPlaybooksRun(t *testing.T) {
 			}
 			defer st.Close(ctx)
 			var out strings.Builder
-			r, err := engine.StartRun(ctx, engine.Config{Store: st, Host: testhost.New(t), MongodBinary: bin, Dir: t.TempDir()},
+			cfg := engine.Config{Store: st, Host: testhost.New(t), MongodBinary: bin, Dir: t.TempDir()}
+			var svc *testsvc.Service
+			if f == "field_tuning.lua" { // a service behind the test service manager
+				svc = testsvc.Start(t, bin)
+				params = maps.Clone(params)
+				params["unit"], params["config"], params["uri"] = testsvc.Unit, svc.Config, svc.URI
+				params["service_manager"] = strings.Join(svc.Manager, ",")
+				cfg.AllowServices = []string{testsvc.Unit}
+			}
+			r, err := engine.StartRun(ctx, cfg,
 				engine.RunInfo{PlaybookPath: f, Playbook: string(src)})
 			if err != nil {
 				t.Fatal(err)
@@ -79,6 +92,14 @@ func TestPlaybooksRun(t *testing.T) {
 			}
 			if perr != nil {
 				t.Fatalf("%s: %v\n%s", f, perr, out.String())
+			}
+			if svc != nil {
+				if got := svc.ConfigNow(t); got != string(svc.Original) {
+					t.Errorf("%s: the service's config after the run is not the original:\n%s", f, got)
+				}
+				if got := svc.CacheBytes(t); got != testsvc.GB(0.5) {
+					t.Errorf("%s: cache after the run = %.0f, want the original %.0f", f, got, testsvc.GB(0.5))
+				}
 			}
 			steps := r.Steps()
 			if len(steps) < 2 {
@@ -148,6 +169,30 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 		}
 		if n < 3 {
 			t.Errorf("%d settings measured", n)
+		}
+	},
+	// The cache step ran with the smaller cache in force (the service was
+	// restarted with its config changed), each later one kept it, and every
+	// measured step records application-thread eviction.
+	"field_tuning.lua": func(t *testing.T, steps []engine.StepRecord) {
+		seen := map[string]int64{}
+		for _, s := range steps {
+			label, ok := s.Labels["setting"].(string)
+			if !ok {
+				continue
+			}
+			seen[label] = s.Settings.CacheMaxBytes
+			if s.Server == nil || s.Server.AppEvictMicros == nil {
+				t.Errorf("step %q records no application-thread eviction", label)
+			}
+		}
+		t.Logf("cache in force per setting: %v", seen)
+		if len(seen) != 6 {
+			t.Errorf("%d settings measured, want 6: %v", len(seen), seen)
+		}
+		if seen["as configured"] != int64(testsvc.GB(0.5)) || seen["cacheSizeGB 0.25"] != int64(testsvc.GB(0.25)) ||
+			seen["+ checkpoint 25 s"] != int64(testsvc.GB(0.25)) {
+			t.Errorf("cache in force: %v, want 0.5 GB as configured and 0.25 GB from the change on", seen)
 		}
 	},
 	// Each measured step ran with the read-ticket limit its label names;

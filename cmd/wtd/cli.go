@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/hostctl"
 )
@@ -88,7 +89,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
-		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing))
+		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores.existing))
 	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }
@@ -110,7 +111,17 @@ func (o storeOpener) create(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
 	}
+	o.restore(ctx, st)
 	return st, nil
+}
+
+// restore puts back what runs whose wtd was killed changed on servers
+// (engine.RestoreUnrestored): every command that opens the database does.
+// A failure is reported and the command goes on; wtd restore RUN retries.
+func (o storeOpener) restore(ctx context.Context, st *store.Store) {
+	if err := engine.RestoreUnrestored(ctx, st, o.env.Stderr); err != nil {
+		fmt.Fprintf(o.env.Stderr, "wtd: putting back what an earlier run changed: %v (wtd restore RUN tries again)\n", err)
+	}
 }
 
 // existing opens the database only if it exists: read-only commands never
@@ -127,6 +138,7 @@ func (o storeOpener) existing(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
 	}
+	o.restore(ctx, st)
 	return st, nil
 }
 

@@ -35,7 +35,7 @@ deleted when any RUN is unknown.
 					}
 					ids = append(ids, id)
 				}
-				if err := st.DeleteRuns(ctx, ids); errors.Is(err, store.ErrRunning) {
+				if err := st.DeleteRuns(ctx, ids); errors.Is(err, store.ErrRunning) || errors.Is(err, store.ErrUnrestored) {
 					return usageErr("%v", err)
 				} else if err != nil {
 					return failed(err)

@@ -26,6 +26,8 @@ type runFlags struct {
 	noWait   bool
 	// allowDirs are the --allow-dir directories (absolute once checked).
 	allowDirs []string
+	// allowServices are the units mongod.service may restart.
+	allowServices []string
 }
 
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -52,6 +54,10 @@ there while it runs; files the playbook writes there (io.open) are kept with
 the run in the database at the end (wtd show lists them), then the directory
 is removed. Directories left by a wtd that was killed are removed by the next
 run.
+
+mongod.service (a mongod a service manager runs from its config file) needs
+--allow-service UNIT: what the run changes there is put back at its end (see
+the README, "Tuning a mongod you already run").
 
 Which server binary mongod.start runs: --mongod, else $WTD_MONGOD, else mongod
 on PATH, else minimongod next to the wtd binary or on PATH.
@@ -82,6 +88,7 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 	cmd.Flags().DurationVar(&f.interval, "sample-interval", time.Second, "how often to record serverStatus and host metrics (0 turns sampling off)")
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "exit 3 at once when another experiment holds the host's lock, instead of waiting")
 	addAllowDirFlag(cmd, &f.allowDirs)
+	cmd.Flags().StringArrayVar(&f.allowServices, "allow-service", nil, "a service unit mongod.service may restart through its service manager (its config is put back at the end), repeatable")
 	return cmd
 }
 
@@ -168,7 +175,8 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	defer progress.close()
 	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
-		Log: progress.logWriter(), Errors: env.Stderr},
+		AllowServices: f.allowServices,
+		Log:           progress.logWriter(), Errors: env.Stderr},
 		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -85,6 +85,13 @@ func showRun(w io.Writer, rec *engine.RunRecord) {
 	fmt.Fprintf(w, "  params:    %s\n", orDash(engine.ParamsShort(r.Params)))
 	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
 	showServers(w, rec.Servers)
+	for i, c := range rec.Changes {
+		label := ""
+		if i == 0 {
+			label = "changed:"
+		}
+		fmt.Fprintf(w, "  %-10s %s\n", label, describeChange(c))
+	}
 	fmt.Fprintf(w, "  host:      %s\n", engine.HostShort(r.Host))
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
 	showArtifacts(w, rec.Files)

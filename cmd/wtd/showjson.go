@@ -14,6 +14,7 @@ import (
 type showDoc struct {
 	Run     runDoc      `json:"run"`
 	Servers []serverDoc `json:"servers"`
+	Changes []changeDoc `json:"changes"`
 	Files   []fileDoc   `json:"files"`
 	Samples samplesDoc  `json:"samples"`
 	Steps   []stepDoc   `json:"steps"`
@@ -34,6 +35,20 @@ type runDoc struct {
 	Params         map[string]any `json:"params"`
 	Host           any            `json:"host"`
 	WtdVersion     string         `json:"wtd_version"`
+}
+
+// changeDoc is what a run changed on a server it did not start.
+type changeDoc struct {
+	Server     string     `json:"server"`
+	Kind       string     `json:"kind"`   // config or parameter
+	Target     string     `json:"target"` // the config file or the parameter
+	Before     string     `json:"before,omitempty"`
+	Change     string     `json:"change"`
+	Keep       bool       `json:"keep"`
+	State      string     `json:"state"` // pending, restored, kept
+	MadeAt     time.Time  `json:"made_at"`
+	RestoredAt *time.Time `json:"restored_at"`
+	Detail     string     `json:"detail,omitempty"`
 }
 
 type serverDoc struct {
@@ -111,7 +126,7 @@ func runDocOf(r store.Run) runDoc {
 
 func showDocument(rec *engine.RunRecord) showDoc {
 	r := rec.Run
-	d := showDoc{Run: runDocOf(r), Servers: []serverDoc{}, Files: []fileDoc{}, Steps: []stepDoc{}, Output: []outputDoc{},
+	d := showDoc{Run: runDocOf(r), Servers: []serverDoc{}, Changes: []changeDoc{}, Files: []fileDoc{}, Steps: []stepDoc{}, Output: []outputDoc{},
 		Tables: []tableDoc{}, Samples: samplesDoc{Count: rec.Samples, Sources: rec.Sources}}
 	if d.Samples.Sources == nil {
 		d.Samples.Sources = []string{}
@@ -123,6 +138,15 @@ func showDocument(rec *engine.RunRecord) showDoc {
 			sd.PID = &pid
 		}
 		d.Servers = append(d.Servers, sd)
+	}
+	for _, c := range rec.Changes {
+		cd := changeDoc{Server: c.Server, Kind: c.Kind, Target: c.Target, Before: c.Before, Change: c.Change, Keep: c.Keep,
+			State: c.State, MadeAt: c.MadeAt, Detail: c.Detail}
+		if !c.RestoredAt.IsZero() {
+			at := c.RestoredAt
+			cd.RestoredAt = &at
+		}
+		d.Changes = append(d.Changes, cd)
 	}
 	for _, f := range rec.Files {
 		d.Files = append(d.Files, fileDoc{Path: f.Path, Size: f.Size, Note: f.Note})

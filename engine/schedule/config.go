@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 	_ "time/tzdata" // CRON_TZ zones on hosts without a zoneinfo database
 
@@ -36,6 +37,9 @@ type Config struct {
 	DB        string // "" means wtd run's default
 	Mongod    string // "" means wtd run's search
 	AllowDirs []string
+	// Services are the units mongod.service may restart (wtd run's
+	// --allow-service).
+	Services []string
 	// SampleInterval is the runs' sampling period (default 1s).
 	SampleInterval time.Duration
 	Schedules      []Schedule
@@ -116,7 +120,7 @@ func ParseConfig(path string, text []byte) (Config, error) {
 		return cfg, nil
 	}
 	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "db", "mongod",
-		"allow_dirs", "sample_interval", "schedules", "windows")
+		"allow_dirs", "services", "sample_interval", "schedules", "windows")
 	if err != nil {
 		return Config{}, err
 	}
@@ -211,6 +215,22 @@ func (c *Config) readTop(top map[string]node) error {
 				return item.errf("allow_dirs: %s is not a directory", dir)
 			}
 			c.AllowDirs = append(c.AllowDirs, dir)
+		}
+	}
+	if n, ok := top["services"]; ok {
+		list, err := n.items("services")
+		if err != nil {
+			return err
+		}
+		for _, item := range list {
+			s, err := item.str("services entry")
+			if err != nil {
+				return err
+			}
+			if s == "" || strings.HasPrefix(s, "-") || strings.ContainsAny(s, " /\n") {
+				return item.errf("services: %q is not a unit name", s)
+			}
+			c.Services = append(c.Services, s)
 		}
 	}
 	if n, ok := top["sample_interval"]; ok {

@@ -13,6 +13,7 @@ listen: 127.0.0.1:7071
 db: state/wtd.db
 mongod: /usr/bin/mongod
 sample_interval: 500ms
+services: [mongod, mongod-archive]
 schedules:
   - name: nightly-cache-sweep
     cron: "CRON_TZ=Europe/Berlin 0 2 * * *"
@@ -38,6 +39,12 @@ func TestParseConfig(t *testing.T) {
 	}
 	if cfg.Listen != "127.0.0.1:7071" || cfg.DB != "/etc/wtd/state/wtd.db" || cfg.Mongod != "/usr/bin/mongod" || cfg.SampleInterval != 500*time.Millisecond {
 		t.Errorf("top: %+v", cfg)
+	}
+	if len(cfg.Services) != 2 || cfg.Services[1] != "mongod-archive" {
+		t.Errorf("services: %v", cfg.Services)
+	}
+	if _, err := ParseConfig(path, []byte("services: [\"--now\"]\n")); err == nil || !strings.Contains(err.Error(), "not a unit name") {
+		t.Errorf("a service named like a flag: %v", err)
 	}
 	s := cfg.Schedules[0]
 	if s.Playbook != "/etc/wtd/playbooks/cache_sweep.lua" || s.Timeout != 2*time.Hour || s.CatchUp != 6*time.Hour {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -46,6 +47,11 @@ func (s *Store) DeleteRuns(ctx context.Context, ids []int64) error {
 		if r.Status == StatusRunning {
 			return fmt.Errorf("delete run %d: %w (owner pid %d)", id, ErrRunning, r.OwnerPID)
 		}
+		if n, err := s.pendingChanges(ctx, id); err != nil {
+			return fmt.Errorf("delete run %d: %w", id, err)
+		} else if n > 0 {
+			return fmt.Errorf("delete run %d: %w: %d changes to servers not put back yet (wtd restore %d)", id, ErrUnrestored, n, id)
+		}
 	}
 	return s.do(ctx, &deleteRunsOp{ids: ids})
 }
@@ -72,6 +78,15 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]int64, error
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("prune runs: %w", err)
 	}
+	kept := ids[:0]
+	for _, id := range ids {
+		if n, err := s.pendingChanges(ctx, id); err != nil {
+			return nil, fmt.Errorf("prune runs: %w", err)
+		} else if n == 0 { // a run whose changes are not put back keeps its record of them
+			kept = append(kept, id)
+		}
+	}
+	ids = kept
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -79,4 +94,14 @@ func (s *Store) PruneRuns(ctx context.Context, cutoff time.Time) ([]int64, error
 		return nil, fmt.Errorf("prune runs: %w", err)
 	}
 	return ids, nil
+}
+
+// ErrUnrestored reports a run whose changes to servers are not put back.
+var ErrUnrestored = errors.New("run has changes not put back")
+
+// pendingChanges counts the changes of run id not put back yet.
+func (s *Store) pendingChanges(ctx context.Context, id int64) (int, error) {
+	var n int
+	err := s.r.QueryRowContext(ctx, "SELECT count(*) FROM changes WHERE run_id = ? AND state = 'pending'", id).Scan(&n)
+	return n, err
 }

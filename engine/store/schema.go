@@ -126,6 +126,28 @@ CREATE TABLE schedule_events (
 );
 CREATE INDEX schedule_events_by_name ON schedule_events (kind, name, ts);
 `,
+	// 4: what a run changed on a server it did not start afresh (a service's
+	// config file, runtime parameters of an attached or managed server), saved
+	// before the change, and whether it was put back.
+	`
+CREATE TABLE changes (
+	id          INTEGER PRIMARY KEY,
+	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	server      TEXT    NOT NULL,                -- m1, m2, ...
+	kind        TEXT    NOT NULL CHECK (kind IN ('config', 'parameter')),
+	target      TEXT    NOT NULL,                -- the config file's path, or the parameter's name
+	before      TEXT,                            -- JSON: the parameter's value before the change
+	original    BLOB,                            -- config: the file's bytes before the run's first change
+	change      TEXT,                            -- JSON: what was set
+	restore     TEXT,                            -- JSON: how to put it back (URI, unit, service manager, mode, owner)
+	keep        INTEGER NOT NULL DEFAULT 0,      -- 1: the playbook asked to keep it (keep = true)
+	state       TEXT    NOT NULL CHECK (state IN ('pending', 'restored', 'kept')),
+	made_at     INTEGER NOT NULL,
+	restored_at INTEGER,
+	detail      TEXT    NOT NULL DEFAULT ''      -- the last restore attempt, in words
+);
+CREATE INDEX changes_by_state ON changes (state, run_id);
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own

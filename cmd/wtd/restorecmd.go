@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+func newRestoreCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore RUN",
+		Short: "Put back what a run changed on a server and has not put back yet",
+		Long: `Restore puts back what a run changed on servers wtd did not start: a service's
+config file (its original content, then one restart through its service
+manager) and runtime setParameter/reconfigure changes (the values read before
+each change). A run does this itself at its end; every wtd command that opens
+the results database does it for runs whose wtd was killed. Restore does it on
+demand, e.g. after a restore that failed. A run still going on is refused.
+
+` + runArgHelp,
+		Example: `  wtd restore 12
+  wtd restore latest`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				id, err := resolveRun(ctx, st, args[0])
+				if err != nil {
+					return err
+				}
+				r, err := st.GetRun(ctx, id)
+				if err != nil {
+					return failed(err)
+				}
+				if r.Status == store.StatusRunning {
+					return usageErr("run %d is still going on (pid %d): it puts back what it changed when it ends", id, r.OwnerPID)
+				}
+				if err := engine.RestoreRun(ctx, st, id, env.Stderr); err != nil {
+					return failed(err)
+				}
+				changes, err := st.Changes(ctx, id)
+				if err != nil {
+					return failed(err)
+				}
+				for _, c := range changes {
+					fmt.Fprintf(env.Stdout, "%s\n", describeChange(c))
+				}
+				if len(changes) == 0 {
+					fmt.Fprintf(env.Stdout, "run %d changed nothing that needs putting back\n", id)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// describeChange is one line about a change: what, on which server, and
+// whether it was put back.
+func describeChange(c store.Change) string {
+	what := engine.ChangeWhat(c)
+	state := c.State
+	switch c.State {
+	case store.ChangeRestored:
+		state = "restored " + c.RestoredAt.Format("2006-01-02 15:04:05")
+	case store.ChangeKept:
+		state = "kept (keep = true)"
+	case store.ChangePending:
+		state = "NOT restored"
+		if c.Detail != "" {
+			state += ": " + c.Detail
+		}
+	}
+	return fmt.Sprintf("%s %s: %s", c.Server, what, state)
+}

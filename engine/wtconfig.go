@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+)
+
+// wtRuntimeDefaults are the values a mongod 4.x runs with for the
+// WiredTiger keys playbooks reconfigure, when its startup configString does
+// not set them: WiredTiger's defaults, and mongod's own eviction threads.
+var wtRuntimeDefaults = map[string]string{
+	"eviction_target":            "80",
+	"eviction_trigger":           "95",
+	"eviction_dirty_target":      "5",
+	"eviction_dirty_trigger":     "20",
+	"eviction_checkpoint_target": "1",
+	"eviction":                   "(threads_min=4,threads_max=4)",
+	"checkpoint":                 "(wait=0,log_size=0)",
+}
+
+// splitWTConfig splits a WiredTiger configuration string into its top
+// level key=value pairs, in order (values keep their parentheses).
+func splitWTConfig(cfg string) [][2]string {
+	var out [][2]string
+	depth, start := 0, 0
+	add := func(item string) {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			return
+		}
+		k, v, _ := strings.Cut(item, "=")
+		out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
+	}
+	for i, c := range cfg {
+		switch c {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				add(cfg[start:i])
+				start = i + 1
+			}
+		}
+	}
+	add(cfg[start:])
+	return out
+}
+
+// reconfigureBefore works out the configuration that puts back the keys
+// cfg changes: each key's value in the server's startup configString
+// (getCmdLineOpts), the cache's size in force (serverStatus) for
+// cache_size, else the value mongod runs with by default
+// (wtRuntimeDefaults). WiredTiger cannot be asked for its current
+// configuration, so a key none of these give is refused (keep = true
+// makes the change without a way back).
+func (s *Server) reconfigureBefore(ctx context.Context, cfg string) (string, error) {
+	startup := map[string]string{}
+	if raw, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}); err == nil {
+		if v, err := raw.LookupErr("parsed", "storage", "wiredTiger", "engineConfig", "configString"); err == nil {
+			for _, kv := range splitWTConfig(v.StringValue()) {
+				startup[kv[0]] = kv[1]
+			}
+		}
+	}
+	var parts []string
+	for _, kv := range splitWTConfig(cfg) {
+		k := kv[0]
+		v, ok := startup[k]
+		if !ok && k == "cache_size" {
+			raw, err := s.ServerStatus(ctx)
+			if err == nil {
+				if bytes, err := raw.LookupErr("wiredTiger", "cache", "maximum bytes configured"); err == nil {
+					if f, ok2 := bytes.AsFloat64OK(); ok2 && f > 0 {
+						v, ok = fmt.Sprintf("%.0f", f), true
+					} else if n, ok2 := bytes.AsInt64OK(); ok2 && n > 0 {
+						v, ok = fmt.Sprint(n), true
+					}
+				}
+			}
+		}
+		if !ok {
+			v, ok = wtRuntimeDefaults[k]
+		}
+		if !ok {
+			return "", fmt.Errorf("wtd cannot tell the value of %s before the change, so it could not put it back at the end of the run (pass keep = true to change it for good)", k)
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ","), nil
+}
