@@ -200,15 +200,7 @@ func viewComparison(r *compare.Result) comparisonView {
 			v.Rows = append(v.Rows, row)
 		}
 	}
-	var slower, faster []string
-	for _, s := range r.Steps {
-		switch s.Verdict {
-		case compare.Slower:
-			slower = append(slower, s.Step)
-		case compare.Faster:
-			faster = append(faster, s.Step)
-		}
-	}
+	slower, faster := r.SlowerFaster()
 	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
 		v.Summary = append(v.Summary, summaryLine{"no-difference", fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", r.Alpha)})
 	}

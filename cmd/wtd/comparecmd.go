@@ -209,15 +209,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 	for _, k := range r.OnlyInB {
 		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, k)
 	}
-	var slower, faster []string
-	for _, s := range r.Steps {
-		switch s.Verdict {
-		case compare.Slower:
-			slower = append(slower, s.Step)
-		case compare.Faster:
-			faster = append(faster, s.Step)
-		}
-	}
+	slower, faster := r.SlowerFaster()
 	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
 		fmt.Fprintf(w, "verdict: no step is faster or slower in ops/s at alpha %g\n", r.Alpha)
 	}

@@ -427,3 +427,16 @@ func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord,
 	}
 	return row
 }
+
+// SlowerFaster names the steps judged slower and faster.
+func (r *Result) SlowerFaster() (slower, faster []string) {
+	for _, s := range r.Steps {
+		switch s.Verdict {
+		case Slower:
+			slower = append(slower, s.Step)
+		case Faster:
+			faster = append(faster, s.Step)
+		}
+	}
+	return slower, faster
+}
