@@ -31,7 +31,8 @@ type Env struct {
 	// Progress, if not nil, is called from load and workload progress
 	// (from the engine's goroutines) with a label such as "load bench.c",
 	// the operations done, the total (0 when only a duration bounds the
-	// task) and the duration bound (0 when only the total does).
+	// task) and the duration bound (0 when only the total does); once
+	// more when the task is over, with its final count and a total of -1.
 	Progress func(label string, done, total int64, duration time.Duration)
 	// Host is what host.meminfo and host.facts read; it should be the
 	// run's engine.Config.Host. Nil means hostctl.NewHost().

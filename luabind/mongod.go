@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -413,7 +414,9 @@ func (b *binding) serverLoad(L *lua.LState) int {
 	spec.Batch, spec.Threads = clampInt(batch), clampInt(threads)
 	spec.StartID, _ = o.integer("start_id")
 	spec.Date = dateOption(o)
-	res, err := s.Load(b.ctx, spec, b.progress("load "+spec.NS, 0))
+	update, end := b.progress("load "+spec.NS, 0)
+	res, err := s.Load(b.ctx, spec, update)
+	end()
 	if err != nil {
 		b.raise(L, "load", err)
 	}
@@ -442,7 +445,9 @@ func (b *binding) serverLoad(L *lua.LState) int {
 func (b *binding) serverWorkload(L *lua.LState) int {
 	s := checkServer(L, 1)
 	spec := b.workloadSpec(L, s, checkOptions(L, 2, "workload", workloadKeys...))
-	res, err := s.Workload(b.ctx, spec, b.progress("workload "+spec.NS, spec.Duration))
+	update, end := b.progress("workload "+spec.NS, spec.Duration)
+	res, err := s.Workload(b.ctx, spec, update)
+	end()
 	if err != nil {
 		b.raise(L, "workload", err)
 	}
@@ -563,10 +568,17 @@ func clampInt(v int64) int {
 
 // progress returns the engine progress callback for label, nil when the
 // playbook has no progress display.
-// duration is the task's time bound (0: bounded by its count only).
-func (b *binding) progress(label string, duration time.Duration) func(done, total int64) {
+// duration is the task's time bound (0: bounded by its count only). end,
+// called once the engine call returned, tells the display the task is over
+// (whatever the display's own clock says).
+func (b *binding) progress(label string, duration time.Duration) (update func(done, total int64), end func()) {
 	if b.env.Progress == nil {
-		return nil
+		return nil, func() {}
 	}
-	return func(done, total int64) { b.env.Progress(label, done, total, duration) }
+	var last atomic.Int64
+	update = func(done, total int64) {
+		last.Store(done)
+		b.env.Progress(label, done, total, duration)
+	}
+	return update, func() { b.env.Progress(label, last.Load(), -1, duration) }
 }

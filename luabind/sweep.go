@@ -75,8 +75,19 @@ func (b *binding) sweepThreads(L *lua.LState) int {
 		}
 	}
 	spec := b.workloadSpec(L, server, tableOptions(L, wt, "sweep.threads: workload", workloadKeys...))
-	opt.Progress = func(int) func(done, total int64) { return b.progress("workload "+spec.NS, opt.Duration) }
+	bound := opt.Duration // the sweep's duration applies, else the workload's own
+	if bound == 0 {
+		bound = spec.Duration
+	}
+	end := func() {}
+	opt.Progress = func(int) func(done, total int64) {
+		end() // the previous thread count's workload is over
+		var update func(done, total int64)
+		update, end = b.progress("workload "+spec.NS, bound)
+		return update
+	}
 	res, err := b.env.Run.SweepThreads(b.ctx, server, spec, opt)
+	end()
 	if err != nil {
 		b.raise(L, "sweep.threads", err)
 	}

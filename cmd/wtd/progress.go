@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
@@ -30,10 +31,12 @@ type task struct {
 	start    time.Time
 	first    int64 // done when the task was first seen
 	done     int64
+	shown    atomic.Int64  // done, for the bar's decorators (read on mpb's goroutine)
 	total    int64         // 0: bounded by duration only
 	duration time.Duration // 0: bounded by total only
 	said     time.Time     // last plain line
-	ended    bool
+	over     bool          // the run said the task ended
+	ended    bool          // its end was shown
 }
 
 func newProgress(env Env) *progress {
@@ -46,6 +49,9 @@ func newProgress(env Env) *progress {
 
 // finished reports whether the task reached its bound.
 func (tk *task) finished(now time.Time) bool {
+	if tk.over {
+		return true
+	}
 	if tk.total > 0 {
 		return tk.done >= tk.total
 	}
@@ -62,7 +68,8 @@ func (tk *task) rate(now time.Time) float64 {
 }
 
 // update reports a task (label, e.g. "load bench.c"): done of total, or
-// done within duration when only a duration bounds it.
+// done within duration when only a duration bounds it. A total < 0 says the
+// task has ended, done being its final count.
 func (pr *progress) update(label string, done, total int64, duration time.Duration) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
@@ -71,17 +78,47 @@ func (pr *progress) update(label string, done, total int64, duration time.Durati
 	}
 	now := time.Now()
 	tk, ok := pr.tasks[label]
+	if ok && total < 0 {
+		// The end of a task shown already.
+		tk.done = max(tk.done, done)
+		tk.shown.Store(tk.done)
+		pr.finish(label, tk, now)
+		return
+	}
+	if total < 0 {
+		return // the end of a task too short to have been shown
+	}
 	// A label seen again from the start is a new task.
 	if !ok || done < tk.done || (tk.ended && done == 0) {
+		if ok && tk.bar != nil && !tk.bar.Completed() {
+			tk.bar.Abort(true)
+		}
 		tk = &task{start: now, first: done}
 		pr.tasks[label] = tk
 	}
 	tk.done, tk.total, tk.duration = done, total, duration
+	tk.shown.Store(done)
 	if pr.p == nil {
 		pr.plain(label, tk, now)
 		return
 	}
 	pr.bar(label, tk, now)
+}
+
+// finish shows a task's end: its last plain line, or its bar completed.
+func (pr *progress) finish(label string, tk *task, now time.Time) {
+	if tk.ended {
+		return
+	}
+	tk.over = true
+	if pr.p == nil {
+		pr.plain(label, tk, now) // prints its end line
+		return
+	}
+	tk.ended = true
+	if tk.bar != nil {
+		tk.bar.SetTotal(-1, true)
+	}
 }
 
 // bar draws a task on the terminal: a count bar, or a time bar with the
@@ -93,17 +130,20 @@ func (pr *progress) bar(label string, tk *task, now time.Time) {
 		if byTime {
 			max = tk.duration.Milliseconds()
 		}
+		// The decorators run on mpb's goroutine: they read only what does
+		// not change after this point, and the atomic count.
+		start, first, dur, shown := tk.start, tk.first, tk.duration, &tk.shown
 		counter := decor.CountersNoUnit("%d / %d")
 		if byTime {
 			counter = decor.Any(func(decor.Statistics) string {
-				return fmt.Sprintf("%d ops, %s of %s", tk.done, time.Since(tk.start).Round(time.Second), tk.duration)
+				return fmt.Sprintf("%d ops, %s of %s", shown.Load(), time.Since(start).Round(time.Second), dur)
 			})
 		}
 		tk.bar = pr.p.AddBar(max,
 			mpb.PrependDecorators(decor.Name(label, decor.WC{W: len(label) + 1, C: decor.DindentRight}), decor.Elapsed(decor.ET_STYLE_MMSS)),
 			mpb.AppendDecorators(counter, decor.Any(func(decor.Statistics) string {
-				if r := tk.rate(time.Now()); r > 0 {
-					return fmt.Sprintf(" %.0f/s", r)
+				if el := time.Since(start).Seconds(); el > 0.2 {
+					return fmt.Sprintf(" %.0f/s", float64(shown.Load()-first)/el)
 				}
 				return ""
 			})),

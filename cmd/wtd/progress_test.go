@@ -47,3 +47,42 @@ func TestPlainProgress(t *testing.T) {
 		t.Errorf("count task lines:\n%s", strings.Join(counted, "\n"))
 	}
 }
+
+// TestProgressEndsWhenTheTaskEnds: the display's clock starts at the first
+// report, later than the workload's; the end the run reports (total -1)
+// ends the task whatever that clock says: the plain end line is printed,
+// and on a terminal the bar completes (close would otherwise wait for it).
+func TestProgressEndsWhenTheTaskEnds(t *testing.T) {
+	var out bytes.Buffer
+	pr := newProgress(Env{Stdout: &out})
+	pr.update("workload t.c", 100, 0, time.Hour)
+	pr.update("workload t.c", 250, -1, time.Hour)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "workload t.c: 250 ops") {
+		t.Errorf("want a start and an end line with the final count:\n%s", out.String())
+	}
+	pr.update("workload t.c", 300, -1, time.Hour) // a second end says nothing
+	if n := strings.Count(out.String(), "\n"); n != 2 {
+		t.Errorf("%d lines after a repeated end:\n%s", n, out.String())
+	}
+
+	var term syncBuffer
+	tp := newProgress(Env{Stdout: &term, Terminal: true})
+	done := make(chan struct{})
+	go func() {
+		for i := int64(1); i <= 200; i++ {
+			tp.update("workload t.c", i, 0, time.Hour)
+			time.Sleep(time.Millisecond)
+		}
+		tp.update("workload t.c", 200, -1, time.Hour)
+		close(done)
+	}()
+	<-done
+	closed := make(chan struct{})
+	go func() { tp.close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("close still waits for a bar 10 s after its task ended")
+	}
+}
