@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"wtd/engine/store"
 )
@@ -33,6 +32,7 @@ const (
 
 type dirOwner struct {
 	PID    int    `json:"pid"`
+	Host   string `json:"host"`
 	BootID string `json:"boot_id,omitempty"`
 	RunID  int64  `json:"run_id"`
 	DB     string `json:"db,omitempty"`
@@ -67,7 +67,8 @@ func makeRunDir(stateDir string, id int64, db string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("make run directory: %w", err)
 		}
-		b, _ := json.Marshal(dirOwner{PID: os.Getpid(), BootID: bootID(), RunID: id, DB: db})
+		pid, host, boot := store.ThisProcess()
+		b, _ := json.Marshal(dirOwner{PID: pid, Host: host, BootID: boot, RunID: id, DB: db})
 		if err := os.WriteFile(filepath.Join(dir, ownerFile), b, 0o600); err != nil {
 			return "", fmt.Errorf("make run directory: %w", err)
 		}
@@ -75,13 +76,9 @@ func makeRunDir(stateDir string, id int64, db string) (string, error) {
 	}
 }
 
-func bootID() string {
-	b, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return strings.TrimSpace(string(b))
-}
-
-// runDirStale reports whether dir belongs to a process that has ended (or
-// to a previous boot). A directory without a readable owner is not touched.
+// runDirStale reports whether dir belongs to a process that has certainly
+// ended (store.OwnerGone). A directory without a readable owner is not
+// touched.
 func runDirStale(dir string) (bool, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
 	if err != nil {
@@ -91,21 +88,7 @@ func runDirStale(dir string) (bool, error) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return false, err
 	}
-	if o.BootID != "" && o.BootID != bootID() {
-		return true, nil
-	}
-	if o.PID == os.Getpid() {
-		return false, nil
-	}
-	return !pidAlive(o.PID), nil
-}
-
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return store.OwnerGone(o.PID, o.Host, o.BootID), nil
 }
 
 // RemoveStaleRunDirs deletes the run directories under stateDir whose owner

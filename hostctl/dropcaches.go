@@ -38,12 +38,12 @@ func (h *Host) DropCaches(ctx context.Context) DropResult {
 	var res DropResult
 	res.CachedBefore = h.cached()
 	if uid := h.geteuid(); uid != 0 {
-		res.CachedAfter = res.CachedBefore
+		res.CachedAfter = h.cached() // read again: nothing was dropped
 		res.Reason = fmt.Sprintf("drop_caches needs root: running as uid %d", uid)
 		return res
 	}
 	if err := ctx.Err(); err != nil {
-		res.CachedAfter = res.CachedBefore
+		res.CachedAfter = h.cached()
 		res.Reason = fmt.Sprintf("drop caches: %v", err)
 		return res
 	}
@@ -51,7 +51,7 @@ func (h *Host) DropCaches(ctx context.Context) DropResult {
 		syscall.Sync() // host-wide: not for a stand-in file
 	}
 	if err := ctx.Err(); err != nil {
-		res.CachedAfter = res.CachedBefore
+		res.CachedAfter = h.cached()
 		res.Reason = fmt.Sprintf("drop caches after sync: %v", err)
 		return res
 	}
@@ -67,6 +67,9 @@ func (h *Host) DropCaches(ctx context.Context) DropResult {
 	}
 	res.Dropped = true
 	res.Reason = "host-wide: dropped the page cache of the whole host"
+	if h.DropCachesFile != "" {
+		res.Reason = "wrote the drop request to the stand-in file " + path + ": nothing host-wide was dropped"
+	}
 	return res
 }
 

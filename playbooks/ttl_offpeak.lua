@@ -82,12 +82,13 @@ local function phase(name, dated)
     if not d.inserts_due then n = n - w.ops.insert.count end
     return n
   end
-  local del2 = ttl(m)
+  -- The night is counted from its start, in the step and in the table alike.
+  local del2, pass2 = ttl(m)
   local night_began = os.time()
   step{ name = "night", phase = name, server = m, run = function()
     while left() > 0 and os.time() - night_began < p.night do sleep(1) end
     local del, passes = ttl(m)
-    return { ttl_deleted = del - del2, ttl_passes = passes }
+    return { ttl_deleted = del - del2, ttl_passes = passes - pass2 }
   end }
   local night_secs = os.time() - night_began
   local del3, pass3 = ttl(m)
@@ -96,7 +97,7 @@ local function phase(name, dated)
   return {
     name = name, ops = w.total.ops_per_sec, p50 = w.total.p50_micros / 1000, p99 = w.total.p99_micros / 1000,
     errors = w.total.errors, peak_deleted = del1 - del0, peak_passes = pass1 - pass0,
-    night_deleted = del3 - del1, night_passes = pass3 - pass1, night_secs = night_secs, left = remaining,
+    night_deleted = del3 - del2, night_passes = pass3 - pass2, night_secs = night_secs, left = remaining,
   }
 end
 

@@ -36,3 +36,17 @@ func (o owner) ownerGone(pid int, host, bootID string) bool {
 	}
 	return !processAlive(pid)
 }
+
+// ThisProcess returns this process's pid, host name and boot id, as runs
+// record their owner.
+func ThisProcess() (pid int, host, bootID string) {
+	o := currentOwner()
+	return o.pid, o.host, o.bootID
+}
+
+// OwnerGone reports whether the process pid on host, which recorded bootID,
+// has certainly ended (see Run's owner columns): processes of other hosts
+// are never called gone, and a boot id is compared only when both are known.
+func OwnerGone(pid int, host, bootID string) bool {
+	return currentOwner().ownerGone(pid, host, bootID)
+}
