@@ -140,7 +140,13 @@ func errorsOf(result any) (float64, bool) {
 // finished in each second and the p99 latency of that second (microseconds;
 // NaN when none finished), all operation types together (the p99 is the
 // highest of the types'). A step without a series gives nil.
-func SecondSeries(st StepRecord) (ops, p99 []float64) {
+func SecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, false) }
+
+// MeasuredSecondSeries is SecondSeries without the warm-up's seconds: the
+// seconds a step's summary figures come from.
+func MeasuredSecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, true) }
+
+func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
 	var points []SecondPoint
 	switch r := st.Result.(type) {
 	case WorkloadResult:
@@ -154,6 +160,9 @@ func SecondSeries(st StepRecord) (ops, p99 []float64) {
 		}
 	}
 	for _, p := range points {
+		if measuredOnly && p.Warmup {
+			continue
+		}
 		var n float64
 		q := -1.0
 		for op, c := range p.Counts {

@@ -67,13 +67,9 @@ func VerdictOf(ctx context.Context, st *store.Store, id int64, opt Options) (Run
 		v.Verdict = NotComparable
 		return v, nil
 	}
+	v.Slower, v.Faster = res.SlowerFaster()
 	for _, s := range res.Steps {
-		switch s.Verdict {
-		case Slower:
-			v.Slower = append(v.Slower, s.Step)
-		case Faster:
-			v.Faster = append(v.Faster, s.Step)
-		default:
+		if s.Verdict != Slower && s.Verdict != Faster {
 			continue
 		}
 		vs := VerdictStep{Step: s.Step, Verdict: s.Verdict}

@@ -114,17 +114,6 @@ func Baseline(ctx context.Context, st *store.Store, id int64, opt Options) (*Res
 	return Runs(ctx, st, base.ID, id, opt)
 }
 
-// Regressions returns the matched steps whose verdict is slower.
-func (r *Result) Regressions() []StepRow {
-	var out []StepRow
-	for _, s := range r.Steps {
-		if s.Verdict == Slower {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 func ref(r store.Run) RunRef {
 	return RunRef{ID: r.ID, Playbook: r.PlaybookPath, Status: r.Status, StartedAt: r.StartedAt, Params: r.Params}
 }
@@ -217,10 +206,10 @@ type side struct {
 	steps []engine.StepRecord
 }
 
-// fullSeconds returns a step's per-second series without its last second,
-// which is partial.
+// fullSeconds returns a step's per-second series without its warm-up, like
+// its summary figures, and without its last second, which is partial.
 func fullSeconds(st engine.StepRecord) (ops, p99 []float64) {
-	ops, p99 = engine.SecondSeries(st)
+	ops, p99 = engine.MeasuredSecondSeries(st)
 	if n := len(ops); n > 1 {
 		ops, p99 = ops[:n-1], p99[:n-1]
 	}

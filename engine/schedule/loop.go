@@ -200,11 +200,15 @@ func (s *Scheduler) Stop(cause error) {
 	s.cancelRuns(cause)
 	if cur != nil {
 		s.opts.Log.Info("aborting run", "run", cur.runID, "schedule", cur.schedule, "reason", cause.Error())
-		select {
-		case <-cur.done:
-		case <-time.After(s.opts.StopBudget * 3 / 4):
-			s.opts.Log.Error("run did not end in time", "run", cur.runID)
-		}
+	}
+	// Wait for the runs to end and their ends to be recorded (no run starts
+	// once stopped is set: fires check it under mu, where runs.Add is).
+	ended := make(chan struct{})
+	go func() { s.runs.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(s.opts.StopBudget * 3 / 4):
+		s.opts.Log.Error("a run did not end in time")
 	}
 	s.closeAll(ctx)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindDaemon, Event: "stop", Detail: cause.Error()})

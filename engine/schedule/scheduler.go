@@ -85,7 +85,6 @@ type active struct {
 	runID    int64
 	started  time.Time
 	abort    func(error)
-	done     chan struct{}
 }
 
 // New returns a scheduler for cfg; Run starts it.
@@ -189,7 +188,7 @@ func (s *Scheduler) fireLocked(ctx context.Context, sch Schedule, trigger string
 			Attrs: map[string]any{"trigger": trigger}})
 		return 0, err
 	}
-	a := &active{schedule: sch.Name, trigger: trigger, runID: h.RunID, started: time.Now(), abort: h.Abort, done: make(chan struct{})}
+	a := &active{schedule: sch.Name, trigger: trigger, runID: h.RunID, started: time.Now(), abort: h.Abort}
 	s.current = a
 	s.opts.Log.Info("fire", "schedule", sch.Name, "trigger", trigger, "run", h.RunID, "playbook", sch.Playbook)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: sch.Name, Event: "fire", RunID: h.RunID,
@@ -204,6 +203,13 @@ func (s *Scheduler) await(a *active, h *Handle, cancel context.CancelFunc) {
 	defer s.runs.Done()
 	end := <-h.Done
 	cancel()
+	// The run is over (and its lock released): the next fire may start
+	// while its end is judged and recorded.
+	s.mu.Lock()
+	if s.current == a {
+		s.current = nil
+	}
+	s.mu.Unlock()
 	end.Schedule, end.Trigger, end.RunID = a.schedule, a.trigger, a.runID
 	if end.Started.IsZero() {
 		end.Started = a.started
@@ -219,12 +225,6 @@ func (s *Scheduler) await(a *active, h *Handle, cancel context.CancelFunc) {
 		"duration", end.Duration.Round(time.Millisecond).String(), "reason", end.Reason)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: end.Schedule, Event: "end", RunID: end.RunID,
 		Detail: end.Reason, Attrs: attrs})
-	s.mu.Lock()
-	if s.current == a {
-		s.current = nil
-	}
-	s.mu.Unlock()
-	close(a.done)
 }
 
 // skip records a fire that did not happen.
