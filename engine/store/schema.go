@@ -148,6 +148,12 @@ CREATE TABLE changes (
 );
 CREATE INDEX changes_by_state ON changes (state, run_id);
 `,
+	// 5: what a run's deletion and its pages look up by run: its schedule
+	// events and its changes.
+	`
+CREATE INDEX schedule_events_by_run ON schedule_events (run_id);
+CREATE INDEX changes_by_run ON changes (run_id, state);
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
