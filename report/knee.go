@@ -61,8 +61,8 @@ func sweeps(rec *engine.RunRecord) []sweep {
 	var names []string
 	for _, s := range rec.Steps {
 		n, ok := s.Labels["threads"].(float64)
-		tot, isWorkload := workloadTotal(s.Result)
-		if !ok || !isWorkload || s.Status != engine.StatusOK || n < 1 {
+		m := engine.MeasuresOf(s)
+		if !ok || m.OpsPerSec == nil || m.Load || s.Status != engine.StatusOK || n < 1 {
 			continue
 		}
 		if by[s.Name] == nil {
@@ -74,7 +74,7 @@ func sweeps(rec *engine.RunRecord) []sweep {
 			f = &figures{}
 			by[s.Name][int(n)] = f
 		}
-		f.ops, f.p50, f.p99 = append(f.ops, tot.OpsPerSec), append(f.p50, tot.P50Micros), append(f.p99, tot.P99Micros)
+		f.ops, f.p50, f.p99 = append(f.ops, *m.OpsPerSec), append(f.p50, *m.P50Micros), append(f.p99, *m.P99Micros)
 	}
 	var out []sweep
 	for _, name := range names {
@@ -90,21 +90,4 @@ func sweeps(rec *engine.RunRecord) []sweep {
 		out = append(out, sw)
 	}
 	return out
-}
-
-// workloadTotal returns the total of a workload step's result, as recorded
-// (decoded JSON) or as the engine returned it.
-func workloadTotal(result any) (engine.OpStats, bool) {
-	switch r := result.(type) {
-	case engine.WorkloadResult:
-		return r.Total, true
-	case map[string]any:
-		t, ok := r["total"].(map[string]any)
-		if !ok {
-			return engine.OpStats{}, false
-		}
-		f := func(k string) float64 { v, _ := t[k].(float64); return v }
-		return engine.OpStats{OpsPerSec: f("ops_per_sec"), P50Micros: f("p50_micros"), P99Micros: f("p99_micros")}, true
-	}
-	return engine.OpStats{}, false
 }

@@ -116,9 +116,9 @@ func TestKneeChartsOfARecordedSweep(t *testing.T) {
 		t.Fatalf("x %v, %d sweep steps", rd.X, len(steps))
 	}
 	for i, s := range steps {
-		tot, _ := workloadTotal(s.Result)
-		if rd.X[i] != s.Labels["threads"] || rd.Series[0].Y[i] != tot.OpsPerSec || tot.OpsPerSec <= 0 {
-			t.Errorf("point %d: %v threads %v ops/s; step %v %+v", i, rd.X[i], rd.Series[0].Y[i], s.Labels, tot)
+		ops := engine.MeasuresOf(s).OpsPerSec
+		if ops == nil || rd.X[i] != s.Labels["threads"] || rd.Series[0].Y[i] != *ops || *ops <= 0 {
+			t.Errorf("point %d: %v threads %v ops/s; step %v %v", i, rd.X[i], rd.Series[0].Y[i], s.Labels, ops)
 		}
 	}
 	var html strings.Builder

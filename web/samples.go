@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
-	"time"
 )
 
 // SeriesReply is the body of GET /api/v1/runs/{id}/samples with a source
@@ -49,23 +47,17 @@ func (s *Server) getSamples(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if metric == "" {
-		samples, err := s.opts.Store.Samples(ctx, run.ID, source, time.Time{}, time.Time{})
+		names, err := s.opts.Store.MetricNames(ctx, run.ID, source)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}
-		seen := map[string]bool{}
-		for _, smp := range samples {
-			for k := range smp.Metrics {
-				seen[k] = true
-			}
+		n, err := s.opts.Store.SourceSampleCount(ctx, run.ID, source)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
 		}
-		names := make([]string, 0, len(seen))
-		for k := range seen {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		writeJSON(w, http.StatusOK, map[string]any{"run_id": run.ID, "source": source, "samples": len(samples), "metrics": names})
+		writeJSON(w, http.StatusOK, map[string]any{"run_id": run.ID, "source": source, "samples": n, "metrics": names})
 		return
 	}
 	pts, err := s.opts.Store.Series(ctx, run.ID, source, metric)

@@ -43,14 +43,14 @@ PLAYBOOK is a path, a file name or a file name without .lua.`,
 			if opt.MinSegment < 2 {
 				return usageErr("--min-runs %d: want 2 or more", opt.MinSegment)
 			}
+			if err := compare.CheckMeasures([]string{opt.Measure}); err != nil {
+				return usageErr("--metric: %v", err)
+			}
 			ctx := cmd.Context()
 			return withStore(ctx, openStore, func(st *store.Store) error {
 				h, err := compare.LoadHistory(ctx, st, args[0], opt)
 				if errors.Is(err, store.ErrNotFound) {
 					return usageErr("%v", err)
-				}
-				if err != nil && strings.HasPrefix(err.Error(), "unknown measure") {
-					return usageErr("--metric: %v", err)
 				}
 				if err != nil {
 					return failed(err)

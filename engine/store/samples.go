@@ -120,6 +120,17 @@ func (s *Store) SampleCount(ctx context.Context, runID int64) (int64, error) {
 	return n, nil
 }
 
+// SourceSampleCount returns how many samples one source of a run has.
+func (s *Store) SourceSampleCount(ctx context.Context, runID int64, source string) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM samples JOIN sample_sources src ON src.id = samples.source_id
+		WHERE samples.run_id = ? AND src.name = ?`, runID, source).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count samples of run %d source %s: %w", runID, source, err)
+	}
+	return n, nil
+}
+
 // Samples returns the samples of one source of a run with from <= TS <= to,
 // in time order; a zero from or to leaves that end open.
 func (s *Store) Samples(ctx context.Context, runID int64, source string, from, to time.Time) ([]Sample, error) {
