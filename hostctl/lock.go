@@ -149,11 +149,13 @@ func (l *ExperimentLock) SetRun(id int64) error {
 func (l *ExperimentLock) Holder() LockHolder { return l.holder }
 
 func (l *ExperimentLock) write() error {
+	// Write, then cut to length: a waiting process never reads an empty file.
 	b, _ := json.Marshal(l.holder)
-	if err := l.f.Truncate(0); err != nil {
+	b = append(b, '\n')
+	if _, err := l.f.WriteAt(b, 0); err != nil {
 		return fmt.Errorf("experiment lock: %w", err)
 	}
-	if _, err := l.f.WriteAt(append(b, '\n'), 0); err != nil {
+	if err := l.f.Truncate(int64(len(b))); err != nil {
 		return fmt.Errorf("experiment lock: %w", err)
 	}
 	return nil

@@ -24,13 +24,7 @@ func (b *binding) serverCreateIndex(L *lua.LState) int {
 	}
 	spec.Keys = indexKeys(o, "key")
 	spec.Name, _ = o.str("name")
-	if v := o.get("unique"); v != lua.LNil {
-		u, isBool := v.(lua.LBool)
-		if !isBool {
-			o.wrongType("unique", "a boolean", v)
-		}
-		spec.Unique = bool(u)
-	}
+	spec.Unique, _ = o.boolean("unique")
 	if e, ok := o.integer("expireAfterSeconds"); ok {
 		spec.ExpireAfterSeconds = &e
 	}

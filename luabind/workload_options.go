@@ -127,12 +127,6 @@ func queryOption(o options) *engine.QuerySpec {
 		}
 	}
 	q.Limit, _ = qo.integer("limit")
-	switch v := qo.get("count").(type) {
-	case *lua.LNilType:
-	case lua.LBool:
-		q.Count = bool(v)
-	default:
-		qo.wrongType("count", "a boolean", v)
-	}
+	q.Count, _ = qo.boolean("count")
 	return q
 }
