@@ -254,9 +254,11 @@ func listenNetwork(ip string, ipv6 bool) (string, error) {
 		}
 		return "tcp6", nil
 	}
-	if ipv6 {
-		return "tcp", nil
+	if ipv6 && net.ParseIP(ip) == nil {
+		return "tcp", nil // a host name: its IPv4 and IPv6 addresses
 	}
+	// An IPv4 address is IPv4 only: "tcp" on 0.0.0.0 would take [::] too,
+	// and --bind_ip_all --ipv6 also binds "::" itself.
 	return "tcp4", nil
 }
 
