@@ -86,10 +86,11 @@ func (c *clientConn) serve() {
 			return
 		}
 		c.s.inflight.Add(1)
+		c.s.lastRequest.Store(time.Now().UnixNano())
 		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
 		c.s.stats.numRequests.Add(1)
 		ok := c.handle(msg)
-		c.rbuf, c.out, c.frame = trimToPool(c.rbuf), trim(c.out), trim(c.frame)
+		c.rbuf, c.out, c.frame = trimToPool(c.rbuf), trimToPool(c.out), trimToPool(c.frame)
 		c.s.inflight.Done()
 		if !ok {
 			return
@@ -127,7 +128,7 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 			return !closeAfter && doc != nil
 		}
 		c.reqID++
-		c.frame = wire.AppendMsg(c.frame[:0], c.reqID, msg.Header.RequestID, 0, doc)
+		c.frame = wire.AppendMsg(replyBuffer(c.frame), c.reqID, msg.Header.RequestID, 0, doc)
 		return c.write() && !closeAfter
 	case wire.OpQuery:
 		req := c.newRequest(msg.DB(), bsoncore.Document(msg.Query), nil, true)
@@ -139,7 +140,7 @@ func (c *clientConn) handle(msg *wire.Message) bool {
 			return false
 		}
 		c.reqID++
-		c.frame = wire.AppendReply(c.frame[:0], c.reqID, msg.Header.RequestID, 8 /* AwaitCapable */, 0, 0, doc)
+		c.frame = wire.AppendReply(replyBuffer(c.frame), c.reqID, msg.Header.RequestID, 8 /* AwaitCapable */, 0, 0, doc)
 		return c.write() && !closeAfter
 	default:
 		c.s.log.Warning("NETWORK", 4700, c.ctxName(), "unsupported opcode; closing the connection", mlog.A("opCode", msg.Header.OpCode))
@@ -236,7 +237,7 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 	start := time.Now()
 	c.op = c.s.ops.begin(&operation{desc: c.ctxName(), connID: c.id, client: c.remote,
 		opType: opTypeOf(req.name), ns: nsOf(req), command: req.body})
-	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
+	idx, out := bsoncore.AppendDocumentStart(replyBuffer(c.out))
 	out, err = c.runCommand(cmd, req, out)
 	c.s.ops.end(c.op)
 	op := c.op
@@ -350,7 +351,7 @@ func (c *clientConn) errorReply(err error) []byte {
 	if !errors.As(err, &me) {
 		me = mongoerr.New(mongoerr.CodeInternalError, "%s", err.Error())
 	}
-	idx, out := bsoncore.AppendDocumentStart(c.out[:0])
+	idx, out := bsoncore.AppendDocumentStart(replyBuffer(c.out))
 	out = bsoncore.AppendDoubleElement(out, "ok", 0)
 	out = bsoncore.AppendStringElement(out, "errmsg", me.Msg)
 	out = bsoncore.AppendInt32Element(out, "code", me.Code)

@@ -36,14 +36,6 @@ func putReader(br *bufio.Reader) {
 	readerPool.Put(br)
 }
 
-// trim drops b when it grew past keepBufBytes.
-func trim(b []byte) []byte {
-	if cap(b) > keepBufBytes {
-		return nil
-	}
-	return b
-}
-
 // bigBufs holds message buffers larger than keepBufBytes that connections
 // have finished with (*[]byte), so that a stream of large messages (batch
 // inserts) reuses them instead of allocating and zeroing megabytes per
@@ -51,13 +43,25 @@ func trim(b []byte) []byte {
 // messages stop.
 var bigBufs sync.Pool
 
-// trimToPool is trim for a message buffer: a large one goes to bigBufs.
+// trimToPool keeps b when it is small; a large one goes to bigBufs.
 func trimToPool(b []byte) []byte {
 	if cap(b) > keepBufBytes {
 		bigBufs.Put(&b)
 		return nil
 	}
 	return b
+}
+
+// replyBuffer returns b emptied, or, when b was handed to bigBufs after
+// the last request, a pooled large buffer: large replies (getMore batches
+// up to 16 MB) then reuse one instead of growing a new one by doubling.
+func replyBuffer(b []byte) []byte {
+	if b == nil {
+		if p, ok := bigBufs.Get().(*[]byte); ok {
+			return (*p)[:0]
+		}
+	}
+	return b[:0]
 }
 
 // bufferFor returns buf, or a pooled buffer when the next message is
@@ -80,9 +84,10 @@ func bufferFor(br *bufio.Reader, buf []byte) []byte {
 	return buf
 }
 
-// memoryLoop hands memory the heap no longer uses back to the system,
-// every few seconds once at least releaseMinBytes lie idle: Go's own
-// scavenger returns it only slowly.
+// memoryLoop hands memory the heap no longer uses back to the system once
+// the server has had no request for a while and at least releaseMinBytes
+// lie idle: Go's own scavenger returns it only slowly, and the forced
+// collection this takes must not fall among requests being measured.
 func (s *Server) memoryLoop() {
 	defer s.bgDone.Done()
 	const releaseMinBytes = 32 << 20
@@ -92,6 +97,9 @@ func (s *Server) memoryLoop() {
 		case <-s.bgStop:
 			return
 		case <-time.After(5 * time.Second):
+		}
+		if time.Since(time.Unix(0, s.lastRequest.Load())) < 5*time.Second {
+			continue
 		}
 		runtime.ReadMemStats(&ms)
 		if ms.HeapIdle-ms.HeapReleased >= releaseMinBytes {
