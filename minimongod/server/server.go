@@ -87,7 +87,7 @@ type Server struct {
 	inflight sync.WaitGroup
 	// lastRequest is when the last request arrived (unix ns).
 	lastRequest atomic.Int64
-	closing  atomic.Bool
+	closing     atomic.Bool
 
 	bgStop chan struct{}
 	bgDone sync.WaitGroup
