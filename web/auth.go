@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"wtd/engine/schedule"
+	"wtd/hostctl"
 )
 
 // mutating guards a handler that changes something: with a token
@@ -42,12 +42,8 @@ func sameHost(r *http.Request) bool {
 		return true
 	}
 	lhost, _, err := net.SplitHostPort(local.String())
-	if err != nil || !schedule.IsLoopbackHost(lhost) {
+	if err != nil || hostctl.CheckLoopback(lhost) != nil {
 		return true
 	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	return schedule.IsLoopbackHost(strings.Trim(host, "[]"))
+	return hostctl.CheckLoopback(r.Host) == nil
 }

@@ -7,6 +7,7 @@
 package schedule
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
+
+	"wtd/hostctl"
 )
 
 // DefaultListen is the API's address when the config names none.
@@ -254,7 +257,7 @@ func (c *Config) checkListen(at node) error {
 	if err != nil {
 		return errf("listen %q: want host:port, e.g. %s", c.Listen, DefaultListen)
 	}
-	if IsLoopbackHost(host) {
+	if hostctl.CheckLoopback(host) == nil {
 		return nil
 	}
 	if !c.AllowRemote {
@@ -266,36 +269,16 @@ func (c *Config) checkListen(at node) error {
 	return nil
 }
 
-// IsLoopbackHost reports whether host (an IP or localhost) is a loopback
-// one.
-func IsLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 func readToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}
-	tok := string(trimSpace(b))
+	tok := string(bytes.TrimSpace(b))
 	if tok == "" {
 		return "", fmt.Errorf("%s is empty", path)
 	}
 	return tok, nil
-}
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\n' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
-	}
-	return b
 }
 
 // name reads and checks an entry's name, unique among seen.

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ func (y node) fields(what string, allowed ...string) (map[string]node, error) {
 	for i := 0; i+1 < len(y.n.Content); i += 2 {
 		k, v := y.n.Content[i], y.n.Content[i+1]
 		key := k.Value
-		if !contains(allowed, key) {
+		if !slices.Contains(allowed, key) {
 			sorted := append([]string(nil), allowed...)
 			sort.Strings(sorted)
 			return nil, node{y.file, k}.errf("unknown key %q in %s (allowed: %s)", key, what, strings.Join(sorted, ", "))
@@ -133,13 +134,4 @@ func kindName(n *yaml.Node) string {
 		return fmt.Sprintf("the string %q", n.Value)
 	}
 	return fmt.Sprintf("%s %s", strings.TrimPrefix(n.Tag, "!!"), n.Value)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
