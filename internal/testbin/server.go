@@ -1,6 +1,7 @@
 package testbin
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"wtd/hostctl"
 )
 
 // Server is a minimongod a test started.
@@ -64,10 +67,9 @@ func StartMinimongod(t testing.TB, port int, args ...string) *Server {
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := hostctl.FreePort(context.Background())
 	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }

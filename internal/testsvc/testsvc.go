@@ -7,7 +7,6 @@ package testsvc
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"wtd/internal/testbin"
 )
 
 // Unit is the unit name the test manager serves.
@@ -101,12 +102,7 @@ setParameter:
 func Start(t testing.TB, bin string) *Service {
 	t.Helper()
 	dir := t.TempDir()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := testbin.FreePort(t)
 	s := &Service{Dir: dir, Config: filepath.Join(dir, "mongod.conf"), LogPath: filepath.Join(dir, "mongod.log"),
 		PIDFile: filepath.Join(dir, "mongod.pid"), URI: "mongodb://127.0.0.1:" + strconv.Itoa(port)}
 	s.Original = []byte(ConfigText(dir, port, "0.5"))
