@@ -127,9 +127,14 @@ func StartRun(ctx context.Context, cfg Config, info RunInfo) (*Run, error) {
 			r.warnf("removed %d run directories left by wtd processes that ended: %s", len(removed), strings.Join(removed, ", "))
 		}
 	}
+	// The disk the run's directory will be on (a temp directory without
+	// either).
 	factsDir := cfg.Dir
 	if factsDir == "" {
 		factsDir = cfg.StateDir
+	}
+	if factsDir == "" {
+		factsDir = os.TempDir()
 	}
 	facts, _ := cfg.Host.Facts(ctx, factsDir)
 	r.virt = facts.Virtualization.System

@@ -110,9 +110,13 @@ func (s *Store) PreviousOK(ctx context.Context, run Run) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	for _, c := range cands {
-		if SameParams(c.Params, run.Params) {
-			return c, nil
+	// The same playbook file first: two playbooks of one name in different
+	// directories must not be each other's baseline while either has runs.
+	for _, samePath := range []bool{true, false} {
+		for _, c := range cands {
+			if (c.PlaybookPath == run.PlaybookPath) == samePath && SameParams(c.Params, run.Params) {
+				return c, nil
+			}
 		}
 	}
 	return Run{}, fmt.Errorf("no earlier ok run of %s with the same parameters as run %d: %w", path.Base(run.PlaybookPath), run.ID, ErrNotFound)
