@@ -59,7 +59,8 @@ const (
 	CodeNoReplicationEnabled   = 76
 	CodeUpdateTooLarge         = 17419
 	CodeUpsertTooLarge         = 17420
-	// MaxBSONObjectSize is the largest document a write may store.
+	// MaxBSONObjectSize is the largest document a write may store
+	// (wire.MaxBSONObjectSize, the hello reply's maxBsonObjectSize).
 	MaxBSONObjectSize = 16 * 1024 * 1024
 )
 

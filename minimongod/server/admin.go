@@ -10,6 +10,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"wtd/minimongod/mongoerr"
 )
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -36,7 +38,7 @@ func cmdHello(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if v, err := req.lookupErr("helloOk"); err == nil && v.Type == bsoncore.TypeBoolean && v.Boolean() {
 		dst = bsoncore.AppendBooleanElement(dst, "helloOk", true)
 	}
-	dst = bsoncore.AppendInt32Element(dst, "maxBsonObjectSize", 16*1024*1024)
+	dst = bsoncore.AppendInt32Element(dst, "maxBsonObjectSize", mongoerr.MaxBSONObjectSize)
 	dst = bsoncore.AppendInt32Element(dst, "maxMessageSizeBytes", 48000000)
 	dst = bsoncore.AppendInt32Element(dst, "maxWriteBatchSize", 100000)
 	dst = appendDate(dst, "localTime", time.Now())
@@ -81,7 +83,7 @@ func cmdBuildInfo(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	dst, _ = bsoncore.AppendDocumentEnd(dst, e)
 	dst = bsoncore.AppendInt32Element(dst, "bits", 64)
 	dst = bsoncore.AppendBooleanElement(dst, "debug", false)
-	dst = bsoncore.AppendInt32Element(dst, "maxBsonObjectSize", 16*1024*1024)
+	dst = bsoncore.AppendInt32Element(dst, "maxBsonObjectSize", mongoerr.MaxBSONObjectSize)
 	s, dst := bsoncore.AppendArrayElementStart(dst, "storageEngines")
 	dst = bsoncore.AppendStringElement(dst, "0", "wiredTiger")
 	dst, _ = bsoncore.AppendArrayEnd(dst, s)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"math/rand/v2"
+	"net"
 	"sync"
 	"time"
 
@@ -199,10 +200,8 @@ func profileEntry(req *request, op *operation, client string, dur time.Duration,
 
 // hostOf returns the host part of "host:port".
 func hostOf(addr string) string {
-	for i := len(addr) - 1; i >= 0; i-- {
-		if addr[i] == ':' {
-			return addr[:i]
-		}
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
 	}
 	return addr
 }

@@ -17,6 +17,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
+
+	"wtd/minimongod/mongoerr"
 )
 
 // Opcodes defined by the MongoDB wire protocol.
@@ -37,7 +39,7 @@ const (
 	// DefaultMaxMessageSize is mongod's maxMessageSizeBytes.
 	DefaultMaxMessageSize = 48000000
 	// MaxBSONObjectSize is mongod's maxBsonObjectSize.
-	MaxBSONObjectSize = 16 * 1024 * 1024
+	MaxBSONObjectSize = mongoerr.MaxBSONObjectSize
 )
 
 // HeaderSize is the size in bytes of the standard message header.
