@@ -222,7 +222,9 @@ func stepSeries(rec *engine.RunRecord) (ops, p99 RunData) {
 }
 
 // metricSeries reads a metric chart's lines for one run: from the host, or
-// from each server (labelled by server when the run has several).
+// from the first server that has them (a run's chart shares one x axis, and
+// servers are sampled at different times), labelled with the server's name
+// when the run has several.
 func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, mc metricChart) (RunData, error) {
 	rd := RunData{Run: rec.Run.ID}
 	var sources []string
