@@ -1,7 +1,6 @@
 package testbin
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"os/exec"
@@ -9,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"wtd/hostctl"
 )
 
 // Server is a minimongod a test started.
@@ -67,9 +64,11 @@ func StartMinimongod(t testing.TB, port int, args ...string) *Server {
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	port, err := hostctl.FreePort(context.Background())
+	// Not hostctl.FreePort: hostctl's own tests use this package.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("find a free port: %v", err)
 	}
-	return port
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
