@@ -15,6 +15,7 @@ import (
 	"wtd/minimongod/mlog"
 	"wtd/minimongod/options"
 	"wtd/minimongod/server"
+	"wtd/minimongod/sysmon"
 )
 
 func main() {
@@ -36,6 +37,7 @@ func run(argv []string, stdout, stderr io.Writer) int {
 			server.MongoVersion, server.Version, server.MongoVersion, server.WiredTigerVersion)
 		return 0
 	}
+	sysmonOff := sysmon.KeepAwake()
 	log := mlog.New(stdout)
 	if opts.LogPath != "" {
 		l, err := mlog.Open(opts.LogPath, opts.LogAppend)
@@ -51,6 +53,11 @@ func run(argv []string, stdout, stderr io.Writer) int {
 	log.Info("CONTROL", 23403, "initandlisten", "Build Info", mlog.A("buildInfo", map[string]any{
 		"version": server.MongoVersion, "minimongod": server.Version, "storageEngine": "WiredTiger " + server.WiredTigerVersion}))
 	log.Info("CONTROL", 21951, "initandlisten", "Options set by command line", mlog.A("options", opts.Parsed))
+	if sysmonOff == "" {
+		log.Info("CONTROL", 4700101, "initandlisten", "Go's scheduler monitor stays awake between requests", mlog.A("GODEBUG", os.Getenv("GODEBUG")))
+	} else {
+		log.Info("CONTROL", 4700102, "initandlisten", "Go's scheduler monitor sleeps between requests", mlog.A("reason", sysmonOff))
+	}
 
 	srv, err := server.New(opts, argv, log, total)
 	if err != nil {

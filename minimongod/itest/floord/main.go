@@ -7,6 +7,7 @@
 // CPU per request is what any Go server pays for the network and the
 // runtime at the benchmark's pace, and its insert time what the client and
 // the transfer cost; minimongod's figures minus these are its own work.
+// Like minimongod it keeps Go's scheduler monitor awake (package sysmon).
 //
 //	floord -port 27999
 package main
@@ -21,12 +22,16 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/minimongod/sysmon"
 	"wtd/minimongod/wire"
 )
 
 func main() {
 	port := flag.Int("port", 0, "loopback port to listen on")
 	flag.Parse()
+	if off := sysmon.KeepAwake(); off != "" {
+		fmt.Fprintln(os.Stderr, "floord: Go's scheduler monitor sleeps between requests:", off)
+	}
 	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", *port))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
