@@ -116,12 +116,13 @@ func processCPU(b testing.TB, pid int) time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// startFloor builds and starts floord (see its package comment) for the
-// benchmark and returns its process and a client connected to it.
-func startFloor(b *testing.B) (*exec.Cmd, *mongo.Client) {
-	bin := filepath.Join(b.TempDir(), "floord")
-	if out, err := exec.Command("go", "build", "-o", bin, "wtd/minimongod/itest/floord").CombinedOutput(); err != nil {
-		b.Fatalf("build floord: %v\n%s", err, out)
+// startFloor builds and starts floord, or cfloord (see their package
+// comments), for the benchmark and returns its process and a client
+// connected to it.
+func startFloor(b *testing.B, name string) (*exec.Cmd, *mongo.Client) {
+	bin := filepath.Join(b.TempDir(), name)
+	if out, err := exec.Command("go", "build", "-o", bin, "wtd/minimongod/itest/"+name).CombinedOutput(); err != nil {
+		b.Fatalf("build %s: %v\n%s", name, err, out)
 	}
 	port := freePort(b)
 	cmd := exec.Command(bin, "-port", strconv.Itoa(port))
@@ -456,7 +457,7 @@ func BenchmarkInsertBatch1000x1KB(top *testing.B) {
 	top.Run("floor", func(b *testing.B) {
 		if floorColl == nil {
 			var c *mongo.Client
-			floorCmd, c = startFloor(top)
+			floorCmd, c = startFloor(top, "floord")
 			floorColl = c.Database("bench").Collection("c")
 		}
 		insert := func() {
@@ -596,24 +597,28 @@ func BenchmarkPointRead(top *testing.B) {
 		m.done(b, func() { mustRead(b, c, picks[0]) })
 	})
 	// The same reads from floord: what the network and the Go runtime
-	// cost a server at this pace, for nothing.
-	var floor *exec.Cmd
-	var floorClient *mongo.Client
-	top.Run("floor", func(b *testing.B) {
-		if floor == nil {
-			floor, floorClient = startFloor(top)
-		}
-		c := floorClient.Database("bench").Collection("c")
-		pick := rand.New(rand.NewPCG(1, 1))
-		mustRead(b, c, pick) // the connection's handshake
-		b.ResetTimer()
-		cpu0 := processCPU(b, floor.Process.Pid)
-		for i := 0; i < b.N; i++ {
-			mustRead(b, c, pick)
-		}
-		cpu := processCPU(b, floor.Process.Pid) - cpu0
-		b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
-	})
+	// cost a server at this pace, for nothing; and from cfloord, the same
+	// in C with a blocking thread per connection: what the machine's
+	// network and wake-ups cost any server.
+	for _, f := range []struct{ bench, cmd string }{{"floor", "floord"}, {"floor-c", "cfloord"}} {
+		var floor *exec.Cmd
+		var floorClient *mongo.Client
+		top.Run(f.bench, func(b *testing.B) {
+			if floor == nil {
+				floor, floorClient = startFloor(top, f.cmd)
+			}
+			c := floorClient.Database("bench").Collection("c")
+			pick := rand.New(rand.NewPCG(1, 1))
+			mustRead(b, c, pick) // the connection's handshake
+			b.ResetTimer()
+			cpu0 := processCPU(b, floor.Process.Pid)
+			for i := 0; i < b.N; i++ {
+				mustRead(b, c, pick)
+			}
+			cpu := processCPU(b, floor.Process.Pid) - cpu0
+			b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
+		})
+	}
 	var raw *wt.Cursor
 	top.Run("raw", func(b *testing.B) {
 		if raw == nil {
