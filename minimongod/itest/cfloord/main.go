@@ -56,4 +56,3 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
-
