@@ -58,21 +58,30 @@ func (n notNode) match(v bsoncore.Value) bool { return !n.n.match(v) }
 
 // Compile parses a query filter. A nil or empty filter matches everything.
 func Compile(filter bson.Raw) (*Matcher, error) {
-	m := &Matcher{}
 	if len(filter) == 0 {
-		m.root = andNode(nil)
-		return m, nil
+		return &Matcher{root: andNode(nil)}, nil
 	}
 	if v, ok := plainIDEquality(filter); ok {
 		// {_id: v}, the commonest filter: what the general path below
-		// builds for it, without walking the filter three times.
-		val := v
-		m.root = &pathNode{p: idPath, pred: &cmpPred{op: opEq, rhs: v}}
-		m.preds = []Predicate{{Path: "_id", Eq: &val}}
-		m.idEq, m.idOK = v, true
-		return m, nil
+		// builds for it, without walking the filter three times, in one
+		// allocation.
+		c := &idEqMatcher{val: v}
+		c.cmp = cmpPred{op: opEq, rhs: v}
+		c.node = pathNode{p: idPath, pred: &c.cmp}
+		c.preds[0] = Predicate{Path: "_id", Eq: &c.val}
+		c.m = Matcher{root: &c.node, preds: c.preds[:], idEq: v, idOK: true}
+		return &c.m, nil
 	}
-	return compileGeneral(m, filter)
+	return compileGeneral(&Matcher{}, filter)
+}
+
+// idEqMatcher is everything the Matcher of {_id: v} points to.
+type idEqMatcher struct {
+	m     Matcher
+	node  pathNode
+	cmp   cmpPred
+	preds [1]Predicate
+	val   bsoncore.Value
 }
 
 // compileGeneral compiles any non-empty filter into m.

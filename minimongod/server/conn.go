@@ -32,6 +32,7 @@ type clientConn struct {
 	reqID int32
 	// client metadata from the handshake
 	remote string
+	name   string // see ctxName
 	// op is the operation in flight, while run runs.
 	op *operation
 	// req is the request being served, reused from one to the next.
@@ -58,6 +59,7 @@ func (s *Server) newClientConn(nc net.Conn) *clientConn {
 		return nil
 	}
 	c := &clientConn{s: s, nc: nc, id: s.connSeq.Add(1), br: getReader(nc), sess: sess, remote: nc.RemoteAddr().String()}
+	c.name = "conn" + strconv.FormatInt(c.id, 10)
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
@@ -69,7 +71,8 @@ func (s *Server) newClientConn(nc net.Conn) *clientConn {
 	return c
 }
 
-func (c *clientConn) ctxName() string { return "conn" + strconv.FormatInt(c.id, 10) }
+// ctxName is the connection's name in the log and currentOp: conn<id>.
+func (c *clientConn) ctxName() string { return c.name }
 
 func (c *clientConn) serve() {
 	defer c.close()

@@ -38,7 +38,7 @@ func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 		}
 	}
 	if id, ok := m.IDEquality(); ok {
-		k := keyenc.Append(nil, id)
+		k := keyenc.Append(make([]byte, 0, 32), id)
 		r := storage.Range{Lo: storage.Bound{Key: k, Inclusive: true}, Hi: storage.Bound{Key: k, Inclusive: true}}
 		return plan{scan: storage.NewScan(c, nil, []storage.Range{r}, false), index: "_id_", sorted: true, point: k, idHack: true}
 	}

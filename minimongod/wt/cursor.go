@@ -28,13 +28,12 @@ func (c *Cursor) Reset() error {
 
 // Search finds key and returns its value, or ErrNotFound.
 func (c *Cursor) Search(key []byte) ([]byte, error) {
-	var v unsafe.Pointer
-	var vl C.size_t
 	c.positioned = true
-	if err := check("WT_CURSOR.search", C.wtd_cursor_search(c.c, ptr(key), C.size_t(len(key)), &v, &vl)); err != nil {
+	r := C.wtd_cursor_search(c.c, ptr(key), C.size_t(len(key)))
+	if err := check("WT_CURSOR.search", r.ret); err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*byte)(v), int(vl)), nil
+	return unsafe.Slice((*byte)(r.value), int(r.vlen)), nil
 }
 
 // SearchNear positions the cursor at key or a neighbour; exact is <0, 0 or
@@ -79,12 +78,11 @@ func (c *Cursor) Prev() error {
 
 // Key returns the key at the cursor's position.
 func (c *Cursor) Key() ([]byte, error) {
-	var k unsafe.Pointer
-	var kl C.size_t
-	if err := check("WT_CURSOR.get_key", C.wtd_cursor_get(c.c, &k, &kl, nil, nil)); err != nil {
+	r := C.wtd_cursor_get(c.c, 0)
+	if err := check("WT_CURSOR.get_key", r.ret); err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*byte)(k), int(kl)), nil
+	return unsafe.Slice((*byte)(r.key), int(r.klen)), nil
 }
 
 // StringKey returns the key at the cursor's position of a cursor whose
@@ -99,10 +97,9 @@ func (c *Cursor) StringKey() (string, error) {
 
 // KeyValue returns the key and value at the cursor's position.
 func (c *Cursor) KeyValue() (key, value []byte, err error) {
-	var k, v unsafe.Pointer
-	var kl, vl C.size_t
-	if err := check("WT_CURSOR.get_value", C.wtd_cursor_get(c.c, &k, &kl, &v, &vl)); err != nil {
+	r := C.wtd_cursor_get(c.c, 1)
+	if err := check("WT_CURSOR.get_value", r.ret); err != nil {
 		return nil, nil, err
 	}
-	return unsafe.Slice((*byte)(k), int(kl)), unsafe.Slice((*byte)(v), int(vl)), nil
+	return unsafe.Slice((*byte)(r.key), int(r.klen)), unsafe.Slice((*byte)(r.value), int(r.vlen)), nil
 }

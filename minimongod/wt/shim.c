@@ -89,16 +89,17 @@ static void set_key(WT_CURSOR *c, const void *k, size_t klen) {
 	c->set_key(c, &key);
 }
 
-int wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen, const void **v, size_t *vlen) {
+wtd_kv wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen) {
+	wtd_kv out = {0};
 	set_key(c, k, klen);
-	int r = c->search(c);
-	if (r != 0) return r;
+	out.ret = c->search(c);
+	if (out.ret != 0) return out;
 	WT_ITEM val;
-	r = c->get_value(c, &val);
-	if (r != 0) return r;
-	*v = val.data;
-	*vlen = val.size;
-	return 0;
+	out.ret = c->get_value(c, &val);
+	if (out.ret != 0) return out;
+	out.value = val.data;
+	out.vlen = val.size;
+	return out;
 }
 
 int wtd_cursor_search_near(WT_CURSOR *c, const void *k, size_t klen, int *exact) {
@@ -136,18 +137,19 @@ int wtd_cursor_prev(WT_CURSOR *c) { return c->prev(c); }
 
 int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k) { return c->get_key(c, k); }
 
-int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen) {
+wtd_kv wtd_cursor_get(WT_CURSOR *c, int with_value) {
+	wtd_kv out = {0};
 	WT_ITEM key, val;
-	int r = c->get_key(c, &key);
-	if (r != 0) return r;
-	*k = key.data;
-	*klen = key.size;
-	if (v == NULL) return 0;
-	r = c->get_value(c, &val);
-	if (r != 0) return r;
-	*v = val.data;
-	*vlen = val.size;
-	return 0;
+	out.ret = c->get_key(c, &key);
+	if (out.ret != 0) return out;
+	out.key = key.data;
+	out.klen = key.size;
+	if (!with_value) return out;
+	out.ret = c->get_value(c, &val);
+	if (out.ret != 0) return out;
+	out.value = val.data;
+	out.vlen = val.size;
+	return out;
 }
 
 int64_t wtd_stats_dump(WT_SESSION *s, const char *uri, char *buf, int64_t buflen, int *err) {

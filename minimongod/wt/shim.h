@@ -26,7 +26,18 @@ int wtd_open_cursor(WT_SESSION *s, const char *uri, const char *config, WT_CURSO
 
 int wtd_cursor_close(WT_CURSOR *c);
 int wtd_cursor_reset(WT_CURSOR *c);
-int wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen, const void **v, size_t *vlen);
+/* wtd_kv is a key and value read at a cursor, returned by value so that
+ * Go passes no pointers to C for them (which would put them on the heap).
+ * The bytes are WiredTiger's, valid until the cursor moves. */
+typedef struct {
+	const void *key;
+	size_t klen;
+	const void *value;
+	size_t vlen;
+	int ret;
+} wtd_kv;
+
+wtd_kv wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen);
 int wtd_cursor_search_near(WT_CURSOR *c, const void *k, size_t klen, int *exact);
 int wtd_cursor_insert(WT_CURSOR *c, const void *k, size_t klen, const void *v, size_t vlen);
 int wtd_cursor_update(WT_CURSOR *c, const void *k, size_t klen, const void *v, size_t vlen);
@@ -34,7 +45,7 @@ int wtd_cursor_remove(WT_CURSOR *c, const void *k, size_t klen);
 int wtd_cursor_next(WT_CURSOR *c);
 int wtd_cursor_prev(WT_CURSOR *c);
 int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k);
-int wtd_cursor_get(WT_CURSOR *c, const void **k, size_t *klen, const void **v, size_t *vlen);
+wtd_kv wtd_cursor_get(WT_CURSOR *c, int with_value);
 
 /* wtd_stats_dump walks a statistics cursor and packs every entry as
  * [int64 value][uint16 desclen][desc bytes] into buf. It returns the bytes
