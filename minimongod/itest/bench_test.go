@@ -119,13 +119,13 @@ func processCPU(b testing.TB, pid int) time.Duration {
 // startFloor builds and starts floord, or cfloord (see their package
 // comments), for the benchmark and returns its process and a client
 // connected to it.
-func startFloor(b *testing.B, name string) (*exec.Cmd, *mongo.Client) {
+func startFloor(b *testing.B, name string, args ...string) (*exec.Cmd, *mongo.Client) {
 	bin := filepath.Join(b.TempDir(), name)
 	if out, err := exec.Command("go", "build", "-o", bin, "wtd/minimongod/itest/"+name).CombinedOutput(); err != nil {
 		b.Fatalf("build %s: %v\n%s", name, err, out)
 	}
 	port := freePort(b)
-	cmd := exec.Command(bin, "-port", strconv.Itoa(port))
+	cmd := exec.Command(bin, append([]string{"-port", strconv.Itoa(port)}, args...)...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -597,15 +597,19 @@ func BenchmarkPointRead(top *testing.B) {
 		m.done(b, func() { mustRead(b, c, picks[0]) })
 	})
 	// The same reads from floord: what the network and the Go runtime
-	// cost a server at this pace, for nothing; and from cfloord, the same
-	// in C with a blocking thread per connection: what the machine's
-	// network and wake-ups cost any server.
-	for _, f := range []struct{ bench, cmd string }{{"floor", "floord"}, {"floor-c", "cfloord"}} {
+	// cost a server at this pace, for nothing; from floord spending 10 µs
+	// of CPU on each: what that work costs beyond itself; and from
+	// cfloord, floord in C with a blocking thread per connection: what
+	// the machine's network and wake-ups cost any server.
+	for _, f := range []struct {
+		bench, cmd string
+		args       []string
+	}{{"floor", "floord", nil}, {"floor-work10us", "floord", []string{"-work", "10us"}}, {"floor-c", "cfloord", nil}} {
 		var floor *exec.Cmd
 		var floorClient *mongo.Client
 		top.Run(f.bench, func(b *testing.B) {
 			if floor == nil {
-				floor, floorClient = startFloor(top, f.cmd)
+				floor, floorClient = startFloor(top, f.cmd, f.args...)
 			}
 			c := floorClient.Database("bench").Collection("c")
 			pick := rand.New(rand.NewPCG(1, 1))

@@ -9,7 +9,12 @@
 // the transfer cost; minimongod's figures minus these are its own work.
 // Like minimongod it keeps Go's scheduler monitor awake (package sysmon).
 //
-//	floord -port 27999
+// With -work it spends that much CPU on each find first, standing for a
+// server's own work: the difference to floord without it is what the work
+// costs beyond itself (on a virtual machine, a client that has gone idle
+// meanwhile is dearer to wake).
+//
+//	floord -port 27999 [-work 10us]
 package main
 
 import (
@@ -28,6 +33,7 @@ import (
 
 func main() {
 	port := flag.Int("port", 0, "loopback port to listen on")
+	flag.DurationVar(&work, "work", 0, "CPU time to spend on each find before answering (a busy loop): what that much work costs a server at the benchmark's pace")
 	flag.Parse()
 	if off := sysmon.KeepAwake(); off != "" {
 		fmt.Fprintln(os.Stderr, "floord: Go's scheduler monitor sleeps between requests:", off)
@@ -57,6 +63,9 @@ func must(b []byte, err error) []byte {
 	return b
 }
 
+// work is how long each find keeps the CPU busy before its answer (-work).
+var work time.Duration
+
 // serve answers one connection's requests in order until it closes;
 // every find gets found, a reply built once.
 func serve(nc net.Conn, connID int32, found []byte) {
@@ -83,6 +92,10 @@ func serve(nc net.Conn, connID int32, found []byte) {
 		switch first.Key() {
 		case "find":
 			reply = found
+			if work > 0 {
+				for t0 := time.Now(); time.Since(t0) < work; {
+				}
+			}
 		case "insert":
 			reply = inserted(body, seqs)
 		default:
