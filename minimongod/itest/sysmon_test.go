@@ -30,7 +30,8 @@ func godebugOf(t *testing.T, pid int) string {
 // minimongod re-executes itself with Go's scheduler monitor kept awake:
 // the same process (the pid its starter knows answers serverStatus), one
 // startup, the setting in its environment and said in its log; a GODEBUG
-// of the user's is kept, and one that names schedtrace itself wins.
+// of the user's is kept, and one that names schedtrace itself wins (a
+// period keeps the monitor awake too, 0 lets it sleep).
 func TestSchedulerMonitorKeptAwake(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -39,6 +40,7 @@ func TestSchedulerMonitorKeptAwake(t *testing.T) {
 		{"default", "", sysmon.Setting, `"id":4700101`},
 		{"user GODEBUG kept", "GODEBUG=madvdontneed=1", "madvdontneed=1," + sysmon.Setting, `"id":4700101`},
 		{"schedtrace=0 opts out", "GODEBUG=schedtrace=0", "schedtrace=0", `GODEBUG sets schedtrace=0`},
+		{"a user's period is kept", "GODEBUG=schedtrace=3600000", "schedtrace=3600000", `"id":4700101`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ package sysmon
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -20,7 +21,9 @@ import (
 // µs). With any schedtrace period set sysmon never deep-sleeps and backs
 // off to one wake-up every 10 ms instead. The period is the largest the
 // runtime takes (about 24.8 days); a host up for longer than that gets one
-// SCHED line on the error output at start and then one per period.
+// SCHED line on the error output at start and then one per period, and a
+// crash of the Go runtime itself prints the scheduler's state with its
+// stacks.
 const Setting = "schedtrace=2147483647"
 
 // reexecEnv is the variable that, set, marks the process as re-executed
@@ -28,8 +31,9 @@ const Setting = "schedtrace=2147483647"
 const reexecEnv = "MINIMONGOD_SYSMON"
 
 // KeepAwake re-executes the program with Setting added to
-// GODEBUG, unless GODEBUG already names a schedtrace (schedtrace=0 keeps
-// Go's default) or this process is the re-executed one. The process keeps
+// GODEBUG, unless GODEBUG already names a schedtrace (any positive period
+// keeps sysmon awake too; schedtrace=0 keeps Go's default) or this process
+// is the re-executed one. The process keeps
 // its pid, arguments and everything else of its environment. It returns
 // only if it did not re-execute: the reason, or "" when the setting is in
 // effect.
@@ -38,8 +42,11 @@ func KeepAwake() string {
 	reexecuted := os.Getenv(reexecEnv) != ""
 	os.Unsetenv(reexecEnv)
 	for _, kv := range strings.Split(godebug, ",") {
-		if strings.HasPrefix(kv, "schedtrace=") {
-			if kv == Setting {
+		if v, ok := strings.CutPrefix(kv, "schedtrace="); ok {
+			// Any period keeps sysmon awake (and prints a trace every
+			// period); 0 or a value the runtime does not take, Go's
+			// default.
+			if n, err := strconv.ParseInt(v, 10, 32); err == nil && n > 0 {
 				return ""
 			}
 			return "GODEBUG sets " + kv
