@@ -28,8 +28,8 @@ func godebugOf(t *testing.T, pid int) string {
 }
 
 // minimongod re-executes itself with Go's scheduler monitor kept awake:
-// the same process (the pid its starter knows answers serverStatus), one
-// startup, the setting in its environment and said in its log; a GODEBUG
+// the same process (the pid its starter knows answers serverStatus) under
+// its own name, one startup, the setting in its environment and said in its log; a GODEBUG
 // of the user's is kept, and one that names schedtrace itself wins (a
 // period keeps the monitor awake too, 0 lets it sleep).
 func TestSchedulerMonitorKeptAwake(t *testing.T) {
@@ -50,6 +50,9 @@ func TestSchedulerMonitorKeptAwake(t *testing.T) {
 			st := s.run(t, "admin", bson.D{{Key: "serverStatus", Value: 1}})
 			if got := fmt.Sprint(st["pid"]); got != fmt.Sprint(pid) {
 				t.Errorf("serverStatus pid %s, want the started process %d", got, pid)
+			}
+			if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err != nil || strings.TrimSpace(string(comm)) != "minimongod" {
+				t.Errorf("process name %q (%v), want minimongod", comm, err)
 			}
 			if got := godebugOf(t, pid); got != c.wantGodebug {
 				t.Errorf("GODEBUG %q, want %q", got, c.wantGodebug)

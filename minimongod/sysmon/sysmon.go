@@ -55,6 +55,8 @@ func KeepAwake() string {
 	if reexecuted {
 		return "GODEBUG was set but did not reach the re-executed process"
 	}
+	// The executable's path, not /proc/self/exe: the process's name (ps,
+	// pgrep) is the last element of the path executed.
 	exe, err := os.Executable()
 	if err != nil {
 		return "cannot find the executable: " + err.Error()
