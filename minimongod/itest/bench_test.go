@@ -601,28 +601,69 @@ func BenchmarkPointRead(top *testing.B) {
 	// of CPU on each: what that work costs beyond itself; and from
 	// cfloord, floord in C with a blocking thread per connection: what
 	// the machine's network and wake-ups cost any server.
+	type floorServer struct {
+		cmd  *exec.Cmd
+		coll *mongo.Collection
+	}
+	floors := map[string]*floorServer{}
+	floor := func(bench, cmd string, args ...string) *floorServer {
+		if f := floors[bench]; f != nil {
+			return f
+		}
+		p, client := startFloor(top, cmd, args...)
+		f := &floorServer{cmd: p, coll: client.Database("bench").Collection("c")}
+		mustRead(top, f.coll, rand.New(rand.NewPCG(1, 1))) // the connection's handshake
+		floors[bench] = f
+		return f
+	}
 	for _, f := range []struct {
 		bench, cmd string
 		args       []string
 	}{{"floor", "floord", nil}, {"floor-work10us", "floord", []string{"-work", "10us"}}, {"floor-c", "cfloord", nil}} {
-		var floor *exec.Cmd
-		var floorClient *mongo.Client
 		top.Run(f.bench, func(b *testing.B) {
-			if floor == nil {
-				floor, floorClient = startFloor(top, f.cmd, f.args...)
-			}
-			c := floorClient.Database("bench").Collection("c")
+			fs := floor(f.bench, f.cmd, f.args...)
 			pick := rand.New(rand.NewPCG(1, 1))
-			mustRead(b, c, pick) // the connection's handshake
 			b.ResetTimer()
-			cpu0 := processCPU(b, floor.Process.Pid)
+			cpu0 := processCPU(b, fs.cmd.Process.Pid)
 			for i := 0; i < b.N; i++ {
-				mustRead(b, c, pick)
+				mustRead(b, fs.coll, pick)
 			}
-			cpu := processCPU(b, floor.Process.Pid) - cpu0
+			cpu := processCPU(b, fs.cmd.Process.Pid) - cpu0
 			b.ReportMetric(float64(cpu.Nanoseconds())/1000/float64(b.N), "server_cpu_us/op")
 		})
 	}
+	// Blocks of 100 reads to minimongod and to floord by turns: the
+	// medians of each block's server CPU per read and of minimongod's
+	// excess over floord in the same pair of blocks (own_cpu_us, its own
+	// work), with quartiles: the figures to compare on a shared machine.
+	top.Run("alternating", func(b *testing.B) {
+		const block = 100
+		s := load(b)
+		c := s.coll("bench", "c")
+		fs := floor("floor", "floord")
+		pick := rand.New(rand.NewPCG(1, 1))
+		mustRead(b, c, pick)
+		var wire, fl, own []float64
+		perRead := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 / block }
+		b.ResetTimer()
+		for done := 0; done < b.N; done += block {
+			cpu0 := s.cpuTime(b)
+			for i := 0; i < block; i++ {
+				mustRead(b, c, pick)
+			}
+			w := perRead(s.cpuTime(b) - cpu0)
+			cpu0 = processCPU(b, fs.cmd.Process.Pid)
+			for i := 0; i < block; i++ {
+				mustRead(b, fs.coll, pick)
+			}
+			f := perRead(processCPU(b, fs.cmd.Process.Pid) - cpu0)
+			wire, fl, own = append(wire, w), append(fl, f), append(own, w-f)
+		}
+		b.StopTimer()
+		reportQuartiles(b, "wire_cpu_us", wire)
+		reportQuartiles(b, "floor_cpu_us", fl)
+		reportQuartiles(b, "own_cpu_us", own)
+	})
 	var raw *wt.Cursor
 	top.Run("raw", func(b *testing.B) {
 		if raw == nil {
