@@ -79,6 +79,7 @@ type Run struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
+	logMu    sync.Mutex // serialises printLine
 	mu       sync.Mutex
 	servers  []*Server
 	steps    []StepRecord
@@ -184,9 +185,20 @@ func (r *Run) makeDir() error {
 
 // warnf prints a warning that belongs to no run yet.
 func (r *Run) warnf(format string, args ...any) {
-	if r.cfg.Log != nil {
-		fmt.Fprintf(r.cfg.Log, "%s %-5s %-6s %s\n", time.Now().Format("15:04:05"), "warn", "run", fmt.Sprintf(format, args...))
+	r.printLine(r.cfg.Log, time.Now(), "warn", "run", fmt.Sprintf(format, args...))
+}
+
+// printLine writes one line of the run's log to w (nil: nowhere). The
+// run's events come from several goroutines (steps, samplers, the results
+// database's writer), so lines are written one at a time: the writers
+// given in Config need not be safe for concurrent use.
+func (r *Run) printLine(w io.Writer, at time.Time, level, source, msg string) {
+	if w == nil {
+		return
 	}
+	r.logMu.Lock()
+	defer r.logMu.Unlock()
+	fmt.Fprintf(w, "%s %-5s %-6s %s\n", at.Format("15:04:05"), level, source, msg)
 }
 
 // storeFailed stops the run when the results database refuses a write:
@@ -204,9 +216,7 @@ func (r *Run) storeFailed(err error) {
 	}
 	msg := fmt.Sprintf("%v: stopping the run", werr)
 	for _, w := range []io.Writer{r.cfg.Errors, r.cfg.Log} {
-		if w != nil {
-			fmt.Fprintf(w, "%s %-5s %-6s %s\n", time.Now().Format("15:04:05"), "error", "run", msg)
-		}
+		r.printLine(w, time.Now(), "error", "run", msg)
 	}
 	r.cfg.Store.AddEvent(r.ID, time.Now(), "error", "run", msg, nil)
 	r.cancel(werr)
@@ -259,9 +269,7 @@ func (r *Run) Eventf(level, source, format string, args ...any) {
 	msg := redact(fmt.Sprintf(format, args...))
 	now := time.Now()
 	r.cfg.Store.AddEvent(r.ID, now, level, source, msg, nil)
-	if r.cfg.Log != nil {
-		fmt.Fprintf(r.cfg.Log, "%s %-5s %-6s %s\n", now.Format("15:04:05"), level, source, msg)
-	}
+	r.printLine(r.cfg.Log, now, level, source, msg)
 }
 
 // DropCaches drops the OS page cache (host-wide, needs root) and records
