@@ -42,11 +42,17 @@ build: deps
 demo: build
 	$(WTD) run --mongod $(MINIMONGOD) playbooks/cache_sweep.lua $(SWEEP_PARAMS)
 
+# RACE_PKGS run a second time under the race detector: the run engine, the
+# scheduler, the results database, the daemon and its API, where goroutines
+# share state.
+RACE_PKGS = ./engine/... ./daemon/... ./web/...
+
 test: test-deps
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/wtd
 	$(GO) test -timeout 20m ./...
+	$(GO) test -race -timeout 20m $(RACE_PKGS)
 
 # test-long adds the full-size cache check (loads ~600 MB).
 test-long: test
