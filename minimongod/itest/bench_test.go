@@ -598,9 +598,11 @@ func BenchmarkPointRead(top *testing.B) {
 	})
 	// The same reads from floord: what the network and the Go runtime
 	// cost a server at this pace, for nothing; from floord spending 10 µs
-	// of CPU on each: what that work costs beyond itself; and from
-	// cfloord, floord in C with a blocking thread per connection: what
-	// the machine's network and wake-ups cost any server.
+	// of CPU on each: what that work costs beyond itself; from cfloord,
+	// floord in C with a blocking thread per connection: what the
+	// machine's network and wake-ups cost any server; and from cfloord
+	// reading each document from WiredTiger: a server in C doing a point
+	// read's engine work and nothing else.
 	type floorServer struct {
 		cmd  *exec.Cmd
 		coll *mongo.Collection
@@ -619,9 +621,21 @@ func BenchmarkPointRead(top *testing.B) {
 	for _, f := range []struct {
 		bench, cmd string
 		args       []string
-	}{{"floor", "floord", nil}, {"floor-work10us", "floord", []string{"-work", "10us"}}, {"floor-c", "cfloord", nil}} {
+	}{{"floor", "floord", nil}, {"floor-work10us", "floord", []string{"-work", "10us"}}, {"floor-c", "cfloord", nil},
+		{"floor-c-wt", "cfloord", []string{"-wt", "", "-docs", strconv.Itoa(n)}}} {
 		top.Run(f.bench, func(b *testing.B) {
+			if len(f.args) > 1 && f.args[0] == "-wt" {
+				f.args[1] = top.TempDir() // outlives the server, which top stops
+			}
 			fs := floor(f.bench, f.cmd, f.args...)
+			if f.bench == "floor-c-wt" {
+				var got struct {
+					ID int `bson:"_id"`
+				}
+				if err := fs.coll.FindOne(ctx, bson.D{{Key: "_id", Value: 4321}}).Decode(&got); err != nil || got.ID != 4321 {
+					b.Fatalf("cfloord -wt answered {_id: 4321} with _id %d (%v)", got.ID, err)
+				}
+			}
 			pick := rand.New(rand.NewPCG(1, 1))
 			b.ResetTimer()
 			cpu0 := processCPU(b, fs.cmd.Process.Pid)
