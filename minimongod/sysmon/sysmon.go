@@ -5,6 +5,7 @@ package sysmon
 
 import (
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -55,9 +56,7 @@ func KeepAwake() string {
 	if reexecuted {
 		return "GODEBUG was set but did not reach the re-executed process"
 	}
-	// The executable's path, not /proc/self/exe: the process's name (ps,
-	// pgrep) is the last element of the path executed.
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return "cannot find the executable: " + err.Error()
 	}
@@ -72,4 +71,21 @@ func KeepAwake() string {
 	}
 	err = syscall.Exec(exe, os.Args, env)
 	return "cannot re-execute " + exe + ": " + err.Error()
+}
+
+// executable returns the path to execute again: the one this process was
+// started by (os.Args[0], looked up in PATH) when it is still the running
+// file, else the running file's own path. Not /proc/self/exe: the process's
+// name (ps, pgrep) is the last element of the path executed, and one
+// started as mongod through a link keeps that name.
+func executable() (string, error) {
+	self, err := os.Stat("/proc/self/exe")
+	if err == nil {
+		if p, lerr := exec.LookPath(os.Args[0]); lerr == nil {
+			if st, serr := os.Stat(p); serr == nil && os.SameFile(self, st) {
+				return p, nil
+			}
+		}
+	}
+	return os.Executable()
 }
