@@ -89,16 +89,20 @@ static void set_key(WT_CURSOR *c, const void *k, size_t klen) {
 	c->set_key(c, &key);
 }
 
+/* get_value reads the value at the cursor's position into out. */
+static void get_value(WT_CURSOR *c, wtd_kv *out) {
+	WT_ITEM val;
+	out->ret = c->get_value(c, &val);
+	if (out->ret != 0) return;
+	out->value = val.data;
+	out->vlen = val.size;
+}
+
 wtd_kv wtd_cursor_search(WT_CURSOR *c, const void *k, size_t klen) {
 	wtd_kv out = {0};
 	set_key(c, k, klen);
 	out.ret = c->search(c);
-	if (out.ret != 0) return out;
-	WT_ITEM val;
-	out.ret = c->get_value(c, &val);
-	if (out.ret != 0) return out;
-	out.value = val.data;
-	out.vlen = val.size;
+	if (out.ret == 0) get_value(c, &out);
 	return out;
 }
 
@@ -139,16 +143,12 @@ int wtd_cursor_get_str_key(WT_CURSOR *c, const char **k) { return c->get_key(c, 
 
 wtd_kv wtd_cursor_get(WT_CURSOR *c, int with_value) {
 	wtd_kv out = {0};
-	WT_ITEM key, val;
+	WT_ITEM key;
 	out.ret = c->get_key(c, &key);
 	if (out.ret != 0) return out;
 	out.key = key.data;
 	out.klen = key.size;
-	if (!with_value) return out;
-	out.ret = c->get_value(c, &val);
-	if (out.ret != 0) return out;
-	out.value = val.data;
-	out.vlen = val.size;
+	if (with_value) get_value(c, &out);
 	return out;
 }
 

@@ -29,10 +29,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"time"
 
-	"go.mongodb.org/mongo-driver/v2/bson"
-
+	"wtd/minimongod/itest/floorreply"
 	"wtd/minimongod/wire"
 )
 
@@ -41,15 +39,9 @@ func main() {
 	home := flag.String("wt", "", "WiredTiger home directory: answer finds from a table there")
 	docs := flag.Int("docs", 50000, "documents to load with -wt")
 	flag.Parse()
-	doc := must(bson.Marshal(bson.D{{Key: "_id", Value: int32(0)}, {Key: "pad", Value: make([]byte, 970)}}))
-	found := must(bson.Marshal(bson.D{{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: bson.A{bson.Raw(doc)}},
-		{Key: "id", Value: int64(0)}, {Key: "ns", Value: "bench.c"}}}, {Key: "ok", Value: 1.0}}))
-	hello := must(bson.Marshal(bson.D{{Key: "ismaster", Value: true}, {Key: "helloOk", Value: true},
-		{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONObjectSize)}, {Key: "maxMessageSizeBytes", Value: int32(wire.DefaultMaxMessageSize)},
-		{Key: "maxWriteBatchSize", Value: int32(100000)}, {Key: "localTime", Value: time.Now()},
-		{Key: "logicalSessionTimeoutMinutes", Value: int32(30)}, {Key: "connectionId", Value: int32(1)},
-		{Key: "minWireVersion", Value: int32(0)}, {Key: "maxWireVersion", Value: int32(9)}, {Key: "readOnly", Value: false},
-		{Key: "ok", Value: 1.0}}))
+	doc := floorreply.Doc(0)
+	found := floorreply.Found(doc)
+	hello := floorreply.Hello(1)
 	// Every find gets found; any other OP_MSG command hello's answer (the
 	// driver's handshake and heartbeats); OP_QUERY its legacy reply.
 	find := wire.AppendMsg(nil, 1, 0, 0, found)
@@ -73,7 +65,7 @@ func main() {
 func load(home string, n, size int) error {
 	all := make([]byte, 0, n*size)
 	for i := range n {
-		d := must(bson.Marshal(bson.D{{Key: "_id", Value: int32(i)}, {Key: "pad", Value: make([]byte, 970)}}))
+		d := floorreply.Doc(int32(i))
 		if len(d) != size {
 			return fmt.Errorf("document %d has %d bytes, want %d", i, len(d), size)
 		}
@@ -91,11 +83,4 @@ func load(home string, n, size int) error {
 		return fmt.Errorf("load %d documents: error %d", n, int(r))
 	}
 	return nil
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
 }

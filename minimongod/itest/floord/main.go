@@ -27,6 +27,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/minimongod/itest/floorreply"
 	"wtd/minimongod/sysmon"
 	"wtd/minimongod/wire"
 )
@@ -43,9 +44,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	doc := must(bson.Marshal(bson.D{{Key: "_id", Value: 1}, {Key: "pad", Value: make([]byte, 970)}}))
-	found := must(bson.Marshal(bson.D{{Key: "cursor", Value: bson.D{{Key: "firstBatch", Value: bson.A{bson.Raw(doc)}},
-		{Key: "id", Value: int64(0)}, {Key: "ns", Value: "bench.c"}}}, {Key: "ok", Value: 1.0}}))
+	found := floorreply.Found(floorreply.Doc(1))
 	for id := int32(1); ; id++ {
 		nc, err := l.Accept()
 		if err != nil {
@@ -54,13 +53,6 @@ func main() {
 		}
 		go serve(nc, id, found)
 	}
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // work is how long each find keeps the CPU busy before its answer (-work).
@@ -126,20 +118,15 @@ func inserted(body bson.Raw, seqs []wire.Sequence) []byte {
 			n += len(vals)
 		}
 	}
-	return must(bson.Marshal(bson.D{{Key: "n", Value: int32(n)}, {Key: "ok", Value: 1.0}}))
+	return floorreply.Must(bson.Marshal(bson.D{{Key: "n", Value: int32(n)}, {Key: "ok", Value: 1.0}}))
 }
 
 // answer returns the reply to a command other than find: a 4.4
 // standalone's handshake, or {ok: 1}.
 func answer(name string, connID int32) []byte {
-	var d bson.D
 	switch name {
 	case "hello", "isMaster", "ismaster":
-		d = bson.D{{Key: "ismaster", Value: true}, {Key: "helloOk", Value: true},
-			{Key: "maxBsonObjectSize", Value: int32(wire.MaxBSONObjectSize)}, {Key: "maxMessageSizeBytes", Value: int32(wire.DefaultMaxMessageSize)},
-			{Key: "maxWriteBatchSize", Value: int32(100000)}, {Key: "localTime", Value: time.Now()},
-			{Key: "logicalSessionTimeoutMinutes", Value: int32(30)}, {Key: "connectionId", Value: connID},
-			{Key: "minWireVersion", Value: int32(0)}, {Key: "maxWireVersion", Value: int32(9)}, {Key: "readOnly", Value: false}}
+		return floorreply.Hello(connID)
 	}
-	return must(bson.Marshal(append(d, bson.E{Key: "ok", Value: 1.0})))
+	return floorreply.Must(bson.Marshal(bson.D{{Key: "ok", Value: 1.0}}))
 }
