@@ -58,11 +58,18 @@ file alone says (next fire times, no history).`,
 // schedulesReply asks the daemon, or reads the config when no daemon
 // answers at its address.
 func schedulesReply(ctx context.Context, env Env, api, config string) (web.SchedulesReply, error) {
-	var cfg schedule.Config
+	var cfg *schedule.Config
+	load := func() error {
+		c, err := daemon.LoadConfig(ctx, config)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		cfg = &c
+		return nil
+	}
 	if api == "" {
-		var err error
-		if cfg, err = daemon.LoadConfig(ctx, config); err != nil {
-			return web.SchedulesReply{}, usageErr("%v", err)
+		if err := load(); err != nil {
+			return web.SchedulesReply{}, err
 		}
 		api = "http://" + cfg.Listen
 	}
@@ -73,8 +80,13 @@ func schedulesReply(ctx context.Context, env Env, api, config string) (web.Sched
 	if config == "" {
 		return reply, &exitError{code: exitFailed, err: err}
 	}
+	if cfg == nil { // --api given: the config is read only now
+		if err := load(); err != nil {
+			return web.SchedulesReply{}, err
+		}
+	}
 	fmt.Fprintf(env.Stderr, "wtd: %v: showing the config alone (no history)\n", err)
-	return web.Views(schedule.Describe(cfg, time.Now(), 5)), nil
+	return web.Views(schedule.Describe(*cfg, time.Now(), 5)), nil
 }
 
 func fetchSchedules(ctx context.Context, api string) (web.SchedulesReply, error) {
