@@ -19,10 +19,14 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	// First, before any other start-up work: it may start the process over.
+	sysmonOff := sysmon.KeepAwake()
+	os.Exit(run(os.Args, sysmonOff, os.Stdout, os.Stderr))
 }
 
-func run(argv []string, stdout, stderr io.Writer) int {
+// run starts minimongod with argv; sysmonOff is why Go's scheduler monitor
+// sleeps between requests, "" when it stays awake (package sysmon).
+func run(argv []string, sysmonOff string, stdout, stderr io.Writer) int {
 	total := totalRAM()
 	opts, err := options.Parse(argv[1:], total)
 	if err != nil {
@@ -37,7 +41,6 @@ func run(argv []string, stdout, stderr io.Writer) int {
 			server.MongoVersion, server.Version, server.MongoVersion, server.WiredTigerVersion)
 		return 0
 	}
-	sysmonOff := sysmon.KeepAwake()
 	log := mlog.New(stdout)
 	if opts.LogPath != "" {
 		l, err := mlog.Open(opts.LogPath, opts.LogAppend)

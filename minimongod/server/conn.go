@@ -89,7 +89,6 @@ func (c *clientConn) serve() {
 			return
 		}
 		c.s.inflight.Add(1)
-		c.s.lastRequest.Store(time.Now().UnixNano())
 		c.s.stats.bytesIn.Add(int64(msg.Header.MessageLength))
 		c.s.stats.numRequests.Add(1)
 		ok := c.handle(msg)

@@ -36,10 +36,10 @@ func putReader(br *bufio.Reader) {
 	readerPool.Put(br)
 }
 
-// bigBufs holds message buffers larger than keepBufBytes that connections
-// have finished with (*[]byte), so that a stream of large messages (batch
-// inserts) reuses them instead of allocating and zeroing megabytes per
-// message. The pool empties itself over two garbage collections when large
+// bigBufs holds buffers larger than keepBufBytes that connections have
+// finished with (*[]byte), so that a stream of large messages (batch
+// inserts) reads into them instead of allocating and zeroing megabytes per
+// message (bufferFor, which knows the size from the length prefix). The pool empties itself over two garbage collections when large
 // messages stop.
 var bigBufs sync.Pool
 
@@ -52,17 +52,10 @@ func trimToPool(b []byte) []byte {
 	return b
 }
 
-// replyBuffer returns b emptied, or, when b was handed to bigBufs after
-// the last request, a pooled large buffer: large replies (getMore batches
-// up to 16 MB) then reuse one instead of growing a new one by doubling.
-func replyBuffer(b []byte) []byte {
-	if b == nil {
-		if p, ok := bigBufs.Get().(*[]byte); ok {
-			return (*p)[:0]
-		}
-	}
-	return b[:0]
-}
+// replyBuffer returns b emptied. It takes nothing from bigBufs: a reply's
+// size is not known before it is built, and a pooled buffer taken for every
+// small reply would keep the pool alive as long as requests come.
+func replyBuffer(b []byte) []byte { return b[:0] }
 
 // bufferFor returns buf, or a pooled buffer when the next message is
 // larger than buf and than keepBufBytes. It waits for the message's length
@@ -92,13 +85,16 @@ func (s *Server) memoryLoop() {
 	defer s.bgDone.Done()
 	const releaseMinBytes = 32 << 20
 	var ms runtime.MemStats
+	seen := s.stats.numRequests.Load()
 	for {
 		select {
 		case <-s.bgStop:
 			return
 		case <-time.After(5 * time.Second):
 		}
-		if time.Since(time.Unix(0, s.lastRequest.Load())) < 5*time.Second {
+		// A request since the last look: not idle yet.
+		if n := s.stats.numRequests.Load(); n != seen {
+			seen = n
 			continue
 		}
 		runtime.ReadMemStats(&ms)

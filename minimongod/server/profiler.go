@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -28,6 +29,21 @@ type profiler struct {
 	slowMS     int64
 	sampleRate float64
 	rings      map[string]*profileRing
+
+	// off (every level 0) and slowMS again, for observe to skip the lock
+	// for the commonest command: unprofiled and quick. Set under mu.
+	off        atomic.Bool
+	slowMSSeen atomic.Int64
+}
+
+// published copies what observe reads without the lock; p.mu is held.
+func (p *profiler) published() {
+	off := p.defLevel == 0
+	for _, l := range p.levels {
+		off = off && l == 0
+	}
+	p.off.Store(off)
+	p.slowMSSeen.Store(p.slowMS)
 }
 
 // profileRing is a database's system.profile: entries oldest first, at
@@ -50,6 +66,7 @@ func (r *profileRing) add(doc []byte) {
 func (p *profiler) init(level, slowMS int, sampleRate float64) {
 	p.defLevel, p.slowMS, p.sampleRate = level, int64(slowMS), sampleRate
 	p.levels, p.rings = map[string]int{}, map[string]*profileRing{}
+	p.published()
 }
 
 func (p *profiler) level(db string) int {
@@ -110,6 +127,7 @@ func cmdProfile(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if rate != nil {
 		p.sampleRate = *rate
 	}
+	p.published()
 	p.mu.Unlock()
 	d := bsoncore.AppendInt32Element(dst, "was", int32(was))
 	d = bsoncore.AppendInt32Element(d, "slowms", int32(oldSlow))
@@ -124,6 +142,9 @@ func (c *clientConn) observe(req *request, op *operation, dur time.Duration, rep
 		return
 	}
 	p := &c.s.profiler
+	if p.off.Load() && dur.Milliseconds() < p.slowMSSeen.Load() {
+		return // what the locked path below decides too
+	}
 	p.mu.Lock()
 	level, slowMS, rate := p.level(req.db), p.slowMS, p.sampleRate
 	p.mu.Unlock()
@@ -171,11 +192,7 @@ func (c *clientConn) logSlow(req *request, op *operation, dur time.Duration, rep
 func profileEntry(req *request, op *operation, client string, dur time.Duration, replyLen int, failed error) []byte {
 	d := bsoncore.AppendStringElement(nil, "op", op.opType)
 	d = bsoncore.AppendStringElement(d, "ns", op.ns)
-	cmd := req.body
-	if len(cmd) > maxOpCommandBytes {
-		cmd = bsoncore.NewDocumentBuilder().AppendString("$truncated", cmd.String()[:maxOpCommandBytes]).Build()
-	}
-	d = bsoncore.AppendDocumentElement(d, "command", cmd)
+	d = appendOpCommand(d, req.body)
 	if op.planSummary != "" {
 		d = bsoncore.AppendInt64Element(d, "keysExamined", op.keysExamined)
 		d = bsoncore.AppendInt64Element(d, "docsExamined", op.docsExamined)

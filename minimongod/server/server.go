@@ -85,9 +85,7 @@ type Server struct {
 	conns    map[*clientConn]struct{}
 	connSeq  atomic.Int64
 	inflight sync.WaitGroup
-	// lastRequest is when the last request arrived (unix ns).
-	lastRequest atomic.Int64
-	closing     atomic.Bool
+	closing  atomic.Bool
 
 	bgStop chan struct{}
 	bgDone sync.WaitGroup
