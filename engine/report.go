@@ -87,8 +87,9 @@ func numbersOf(st StepRecord) stepNumbers {
 // Dash stands for a value that was not measured.
 const Dash = "–"
 
-// fmtOpt formats an optional value scaled by div, Dash when nil.
-func fmtOpt(v *float64, format string, div float64) string {
+// FmtOpt formats an optional value scaled by div, Dash when nil (not
+// measured).
+func FmtOpt(v *float64, format string, div float64) string {
 	if v == nil {
 		return Dash
 	}
@@ -101,15 +102,14 @@ func deltaCells(d *ServerDeltas) []any {
 		return []any{"", "", "", "", ""}
 	}
 	perOp := Dash
-	for _, k := range []string{"pages_read_per_read", "pages_read_per_update", "pages_read_per_insert",
-		"pages_read_per_scan", "pages_read_per_rmw", "pages_read_per_query"} {
-		if v, ok := d.PerOp[k]; ok {
+	for _, op := range opNames {
+		if v, ok := d.PerOp["pages_read_per_"+op]; ok {
 			perOp = fmt.Sprintf("%.2f", v)
 			break
 		}
 	}
-	return []any{fmtOpt(d.PagesRead, "%.0f", 1), perOp, fmtOpt(d.CacheUsedPeak, "%.1f", 1e6),
-		fmtOpt(d.DirtyPeak, "%.1f", 1e6), fmtOpt(d.AppEvictMicros, "%.1f", 1000)}
+	return []any{FmtOpt(d.PagesRead, "%.0f", 1), perOp, FmtOpt(d.CacheUsedPeak, "%.1f", 1e6),
+		FmtOpt(d.DirtyPeak, "%.1f", 1e6), FmtOpt(d.AppEvictMicros, "%.1f", 1000)}
 }
 
 // WriteReport prints the steps as an aligned table: one row per step, then

@@ -366,7 +366,7 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 	for i := range threads {
 		threads[i] = newWorkloadThread(i, w.spec.Seed, w.used)
 	}
-	w.series = newSeriesCollector(len(threads), w.used)
+	w.series = newSeriesCollector(len(threads), w.used, w.status != nil)
 	w.warmEnd.Store(w.initialWarmEnd())
 	w.start = time.Now()
 	if watch != nil {

@@ -23,7 +23,7 @@ type seriesCollector struct {
 	last    int // the last second with an operation, -1 before any
 	points  []SecondPoint
 	// sofar merges every operation of the seconds handed over, for status
-	// lines.
+	// lines; nil when the workload prints none.
 	sofar *hdrhistogram.Histogram
 }
 
@@ -34,9 +34,14 @@ type secondTotals struct {
 	hists        [numOps]*hdrhistogram.Histogram
 }
 
-func newSeriesCollector(threads int, used [numOps]bool) *seriesCollector {
-	return &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1,
-		sofar: newSecondHistogram()}
+// newSeriesCollector collects threads' seconds; status says whether status
+// lines will ask for the p99 so far.
+func newSeriesCollector(threads int, used [numOps]bool, status bool) *seriesCollector {
+	c := &seriesCollector{used: used, passed: make([]int, threads), pending: map[int]*secondTotals{}, last: -1}
+	if status {
+		c.sofar = newSecondHistogram()
+	}
+	return c
 }
 
 // flush hands over t's current second, resets t's per-second fields and
@@ -54,7 +59,9 @@ func (c *seriesCollector) flush(t *workloadThread, next int) {
 			st.errs[op] += t.secErrs[op]
 			if t.secCounts[op] > 0 {
 				st.hists[op].Merge(t.secHists[op])
-				c.sofar.Merge(t.secHists[op])
+				if c.sofar != nil {
+					c.sofar.Merge(t.secHists[op])
+				}
 				t.secHists[op].Reset()
 			}
 		}
@@ -133,7 +140,7 @@ func slicesMin(xs []int) int {
 func (c *seriesCollector) p99SoFar() float64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sofar.TotalCount() == 0 {
+	if c.sofar == nil || c.sofar.TotalCount() == 0 {
 		return 0
 	}
 	return float64(c.sofar.ValueAtQuantile(99))

@@ -13,7 +13,7 @@ import (
 // counts and p99s are summed and merged over the threads.
 func TestSeriesCollector(t *testing.T) {
 	used := [numOps]bool{true, false, true}
-	c := newSeriesCollector(2, used)
+	c := newSeriesCollector(2, used, true)
 	a := newWorkloadThread(0, 1, used)
 	b := newWorkloadThread(1, 1, used)
 	ops := func(th *workloadThread, op opKind, n int, took time.Duration) {

@@ -234,23 +234,6 @@ func showProvenance(w io.Writer, p *engine.Provenance, fields []engine.Field) {
 	}
 }
 
-// opt formats m[key] divided by div, "–" when it is missing or null (not
-// measured).
-func opt(m map[string]any, key, format string, div float64) string {
-	f, ok := m[key].(float64)
-	if !ok {
-		return engine.Dash
-	}
-	return fmt.Sprintf(format, f/div)
-}
-
-func optPtr(v *float64, format string, div float64) string {
-	if v == nil {
-		return engine.Dash
-	}
-	return fmt.Sprintf(format, *v/div)
-}
-
 func showServers(w io.Writer, servers []store.ServerRecord) {
 	if len(servers) == 0 {
 		fmt.Fprintf(w, "  servers:   none\n")
@@ -310,9 +293,9 @@ func showResults(w io.Writer, s engine.StepRecord) {
 	}
 	if sv := s.Server; sv != nil {
 		fmt.Fprintf(w, "  server:     pages read %s, bytes read %s MB, evicted unmodified %s / modified %s, by app threads %s (%s ms)",
-			optPtr(sv.PagesRead, "%.0f", 1), optPtr(sv.BytesRead, "%.1f", 1e6), optPtr(sv.EvictedUnmodified, "%.0f", 1),
-			optPtr(sv.EvictedModified, "%.0f", 1), optPtr(sv.AppThreadEvicted, "%.0f", 1), optPtr(sv.AppEvictMicros, "%.1f", 1000))
-		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", optPtr(sv.CacheUsedPeak, "%.1f", 1e6), optPtr(sv.DirtyPeak, "%.1f", 1e6))
+			engine.FmtOpt(sv.PagesRead, "%.0f", 1), engine.FmtOpt(sv.BytesRead, "%.1f", 1e6), engine.FmtOpt(sv.EvictedUnmodified, "%.0f", 1),
+			engine.FmtOpt(sv.EvictedModified, "%.0f", 1), engine.FmtOpt(sv.AppThreadEvicted, "%.0f", 1), engine.FmtOpt(sv.AppEvictMicros, "%.1f", 1000))
+		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", engine.FmtOpt(sv.CacheUsedPeak, "%.1f", 1e6), engine.FmtOpt(sv.DirtyPeak, "%.1f", 1e6))
 		if len(sv.PerOp) > 0 {
 			parts := []string{}
 			for _, k := range sortedKeys(sv.PerOp) {

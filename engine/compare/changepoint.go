@@ -3,6 +3,8 @@ package compare
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // ChangePoint is a lasting shift in a series.
@@ -81,7 +83,7 @@ func describe(x []float64, cuts []int) []ChangePoint {
 			e = cuts[i+1]
 		}
 		_, p := WelchT(x[s:c], x[c:e])
-		before, after := mean(x[s:c]), mean(x[c:e])
+		before, after := stat.Mean(x[s:c], nil), stat.Mean(x[c:e], nil)
 		pct := math.NaN()
 		if before != 0 {
 			pct = 100 * (after/before - 1)

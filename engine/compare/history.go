@@ -92,10 +92,11 @@ func LoadHistory(ctx context.Context, st *store.Store, playbook string, opt Hist
 	var kept []store.Run
 	skipped := 0
 	for _, r := range runs {
-		if store.SameParams(r.Params, runs[0].Params) && (opt.Limit <= 0 || len(kept) < opt.Limit) {
-			kept = append(kept, r)
-		} else if !store.SameParams(r.Params, runs[0].Params) {
+		switch {
+		case !store.SameParams(r.Params, runs[0].Params):
 			skipped++
+		case opt.Limit <= 0 || len(kept) < opt.Limit:
+			kept = append(kept, r)
 		}
 	}
 	steps := make([][]engine.StepRecord, len(kept))

@@ -206,13 +206,7 @@ func Median(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
+	return medianInPlace(slices.Clone(x))
 }
 
 // BootstrapMedianChange is a percentile bootstrap interval, at confidence

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Verdicts.
@@ -73,7 +75,7 @@ func Judge(a, b []float64, better Better, alpha float64, test string) Judgement 
 		j.P = &p
 		significant = p < alpha
 		if shift == 0 {
-			shift = mean(b) - mean(a)
+			shift = stat.Mean(b, nil) - stat.Mean(a, nil)
 		}
 		j.Test = TestMannWhitney
 	}
@@ -111,12 +113,4 @@ func finite(x []float64) []float64 {
 		}
 	}
 	return out
-}
-
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
