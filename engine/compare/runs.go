@@ -87,15 +87,35 @@ type Result struct {
 
 // Runs compares run b with run a, both read from st.
 func Runs(ctx context.Context, st *store.Store, a, b int64, opt Options) (*Result, error) {
-	ra, err := engine.LoadRunRecord(ctx, st, a)
+	ra, err := loadRun(ctx, st, a)
 	if err != nil {
 		return nil, err
 	}
-	rb, err := engine.LoadRunRecord(ctx, st, b)
+	rb, err := loadRun(ctx, st, b)
 	if err != nil {
 		return nil, err
 	}
 	return Records(ra, rb, opt), nil
+}
+
+// loadRun reads what a comparison uses of run id: the run, its servers and
+// its steps. Not its events, files or samples, which engine.LoadRunRecord
+// reads for show and report: a scheduled run's verdict is compared at its
+// end, and an hour's host samples are not needed for it.
+func loadRun(ctx context.Context, st *store.Store, id int64) (*engine.RunRecord, error) {
+	r, err := st.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	servers, err := st.Servers(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	steps, err := st.Steps(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &engine.RunRecord{Run: r, Servers: servers, Steps: engine.StepsFromStore(steps)}, nil
 }
 
 // Baseline compares run id with its baseline: the previous ok run of the
