@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"wtd/engine/store"
@@ -100,4 +101,11 @@ type RecordedTable struct {
 	At      time.Time
 	Options ReportOptions
 	Steps   []StepRecord
+}
+
+// Text is the table as the run printed it.
+func (t RecordedTable) Text() string {
+	var b strings.Builder
+	WriteReport(&b, t.Steps, t.Options)
+	return b.String()
 }

@@ -148,9 +148,7 @@ func viewRun(rec *engine.RunRecord) runView {
 		v.Steps = append(v.Steps, sv)
 	}
 	for _, t := range rec.Tables() {
-		var b strings.Builder
-		engine.WriteReport(&b, t.Steps, t.Options)
-		v.Tables = append(v.Tables, tableView{t.Options.Title, b.String()})
+		v.Tables = append(v.Tables, tableView{t.Options.Title, t.Text()})
 	}
 	var out strings.Builder
 	for _, ev := range rec.Events {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"time"
 
 	"wtd/engine"
@@ -165,14 +164,8 @@ func showDocument(rec *engine.RunRecord) showDoc {
 		for _, s := range t.Steps {
 			td.Steps = append(td.Steps, s.Seq)
 		}
-		td.Text = tableText(t)
+		td.Text = t.Text()
 		d.Tables = append(d.Tables, td)
 	}
 	return d
-}
-
-func tableText(t engine.RecordedTable) string {
-	var b strings.Builder
-	engine.WriteReport(&b, t.Steps, t.Options)
-	return b.String()
 }
