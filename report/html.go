@@ -180,36 +180,20 @@ func viewComparison(r *compare.Result) comparisonView {
 	}
 	for _, s := range r.Steps {
 		for j, m := range s.Measures {
-			row := rowView{Measure: m.Measure, A: value(m.A), B: value(m.B), Change: "–", Verdict: m.Verdict}
+			row := rowView{Measure: m.Measure, A: value(m.A), B: value(m.B), Verdict: m.Verdict}
 			if j == 0 {
 				row.Step = s.Step
 			}
-			if m.ChangePct != nil {
-				row.Change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
-			}
-			switch {
-			case m.P != nil:
-				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
-			case m.CI != nil:
-				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
-			case m.Verdict == compare.NoDifference:
-				row.N, row.Evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), "no test"
-			}
+			row.Change, row.N, row.Evidence = m.Cells()
 			v.Rows = append(v.Rows, row)
 		}
-	}
-	slower, faster := r.SlowerFaster()
-	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
-		v.Summary = append(v.Summary, summaryLine{"no-difference", fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", r.Alpha)})
 	}
 	if !r.Comparable && !r.Forced {
 		v.Summary = append(v.Summary, summaryLine{"not-comparable", "not comparable"})
 	}
-	if len(slower) > 0 {
-		v.Summary = append(v.Summary, summaryLine{compare.Slower, "slower in ops/s: " + strings.Join(slower, "; ")})
-	}
-	if len(faster) > 0 {
-		v.Summary = append(v.Summary, summaryLine{compare.Faster, "faster in ops/s: " + strings.Join(faster, "; ")})
+	for _, l := range r.VerdictLines() {
+		// The kind is the line's class: "no difference" -> no-difference.
+		v.Summary = append(v.Summary, summaryLine{strings.ReplaceAll(l.Kind, " ", "-"), l.Text})
 	}
 	return v
 }

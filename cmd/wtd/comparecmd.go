@@ -185,19 +185,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 			if j == 0 {
 				step = s.Step
 			}
-			change := engine.Dash
-			if m.ChangePct != nil {
-				change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
-			}
-			n, evidence := "", ""
-			switch {
-			case m.P != nil:
-				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
-			case m.CI != nil:
-				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
-			case m.Verdict == compare.NoDifference:
-				n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), "no test"
-			}
+			change, n, evidence := m.Cells()
 			t.AppendRow(table.Row{clip(step, 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, m.Verdict})
 		}
 	}
@@ -209,14 +197,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 	for _, k := range r.OnlyInB {
 		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, k)
 	}
-	slower, faster := r.SlowerFaster()
-	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
-		fmt.Fprintf(w, "verdict: no step is faster or slower in ops/s at alpha %g\n", r.Alpha)
-	}
-	if len(slower) > 0 {
-		fmt.Fprintf(w, "verdict: slower in ops/s: %s\n", strings.Join(slower, "; "))
-	}
-	if len(faster) > 0 {
-		fmt.Fprintf(w, "verdict: faster in ops/s: %s\n", strings.Join(faster, "; "))
+	for _, l := range r.VerdictLines() {
+		fmt.Fprintf(w, "verdict: %s\n", l.Text)
 	}
 }

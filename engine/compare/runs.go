@@ -449,3 +449,45 @@ func (r *Result) SlowerFaster() (slower, faster []string) {
 	}
 	return slower, faster
 }
+
+// Cells are a measure's change and evidence as wtd compare and the report
+// show them: the change in percent (engine.Dash when there is none), the
+// values a side ("NA/NB") and the test's p-value, confidence interval of
+// the change or "no test"; n and evidence are empty when nothing was
+// tested.
+func (m MeasureRow) Cells() (change, n, evidence string) {
+	change = engine.Dash
+	if m.ChangePct != nil {
+		change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
+	}
+	switch {
+	case m.P != nil:
+		n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("%.3g", *m.P)
+	case m.CI != nil:
+		n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100*m.CI[0], 100*m.CI[1])
+	case m.Verdict == NoDifference:
+		n, evidence = fmt.Sprintf("%d/%d", m.NA, m.NB), "no test"
+	}
+	return change, n, evidence
+}
+
+// VerdictLine is one line of a comparison's verdict: its kind (Slower,
+// Faster or NoDifference) and its text.
+type VerdictLine struct{ Kind, Text string }
+
+// VerdictLines are the comparison's verdict: no difference (when the runs
+// were compared), then the slower steps, then the faster ones, in ops/s.
+func (r *Result) VerdictLines() []VerdictLine {
+	var out []VerdictLine
+	slower, faster := r.SlowerFaster()
+	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
+		out = append(out, VerdictLine{NoDifference, fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", r.Alpha)})
+	}
+	if len(slower) > 0 {
+		out = append(out, VerdictLine{Slower, "slower in ops/s: " + strings.Join(slower, "; ")})
+	}
+	if len(faster) > 0 {
+		out = append(out, VerdictLine{Faster, "faster in ops/s: " + strings.Join(faster, "; ")})
+	}
+	return out
+}
