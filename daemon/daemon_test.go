@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"wtd/engine/store"
 	"wtd/internal/testbin"
-	"wtd/internal/testhost"
 )
 
 // TestSIGTERMMidRunAbortsThePlaybook: a scheduled Lua run that is going
@@ -34,20 +32,7 @@ schedules:
     cron: "@every 1s"
     playbook: slow.lua
 `, testbin.FreePort(t))), 0o644)
-	mm := testbin.Minimongod(t)
-	logs, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logs.Close()
-	logText := func() string { b, _ := os.ReadFile(logs.Name()); return string(b) }
-	signals := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{ConfigPath: cfg, StateDir: t.TempDir(),
-			FindServer: func(string) (string, error) { return mm, nil }, Host: testhost.New(t),
-			Log: slog.New(slog.NewTextHandler(logs, nil))}, signals)
-	}()
+	signals, done, logText := startDaemon(t, cfg)
 	db := filepath.Join(dir, "wtd.db")
 	var pid int
 	deadline := time.Now().Add(60 * time.Second)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"wtd/engine/compare"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
-	"wtd/internal/testhost"
 	"wtd/web"
 )
 
@@ -43,20 +41,7 @@ schedules:
     playbook: reads.lua
     params: { docs: 1000 }
 `, port)), 0o644)
-	mm := testbin.Minimongod(t)
-	logs, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logs.Close()
-	logText := func() string { b, _ := os.ReadFile(logs.Name()); return string(b) }
-	signals := make(chan os.Signal, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), Options{ConfigPath: cfg, StateDir: t.TempDir(),
-			FindServer: func(string) (string, error) { return mm, nil }, Host: testhost.New(t),
-			Log: slog.New(slog.NewTextHandler(logs, nil))}, signals)
-	}()
+	signals, done, logText := startDaemon(t, cfg)
 	stopped := false
 	stop := func() {
 		if stopped {
