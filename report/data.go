@@ -112,12 +112,17 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 		return nil, fmt.Errorf("report: no run")
 	}
 	m := &Model{}
+	var cols []runColumns // per record
 	for _, id := range ids {
 		rec, err := engine.LoadRunRecord(ctx, st, id)
 		if err != nil {
 			return nil, err
 		}
-		m.Records = append(m.Records, rec)
+		rc, err := loadColumns(ctx, st, rec)
+		if err != nil {
+			return nil, err
+		}
+		m.Records, cols = append(m.Records, rec), append(cols, rc)
 	}
 	charts := []Chart{
 		{ID: "ops", Title: "Operations per second, per step", Unit: "ops/s", Note: "each workload's own count of the operations that finished in each second (the last, partial second left out)"},
@@ -130,22 +135,14 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 	}
 	for _, mc := range metricCharts {
 		c := Chart{ID: mc.id, Title: mc.title, Unit: mc.unit, Note: mc.note}
-		for _, rec := range m.Records {
-			rd, err := metricSeries(ctx, st, rec, mc)
-			if err != nil {
-				return nil, err
-			}
-			if len(rd.Series) > 0 {
+		for i, rec := range m.Records {
+			if rd := metricSeries(rec, cols[i], mc); len(rd.Series) > 0 {
 				c.Runs = append(c.Runs, rd)
 			}
 		}
 		charts = append(charts, c)
 	}
-	disk, err := diskChart(ctx, st, m.Records)
-	if err != nil {
-		return nil, err
-	}
-	charts = append(charts, disk)
+	charts = append(charts, diskChart(m.Records, cols))
 	charts = append(charts, kneeCharts(m.Records)...)
 	for _, c := range charts {
 		if c.SeriesCount() == 0 {
@@ -221,11 +218,67 @@ func stepSeries(rec *engine.RunRecord) (ops, p99 RunData) {
 	return ops, p99
 }
 
-// metricSeries reads a metric chart's lines for one run: from the host, or
+// runColumns are the metrics the charts may draw of one run, by source,
+// each source read once (a page of charts would otherwise read a source's
+// samples once per chart).
+type runColumns map[string]store.Columns
+
+// loadColumns reads, for each host and server source of rec, every metric
+// of the charts of that kind (alternatives included) and, for the host,
+// its disks.
+func loadColumns(ctx context.Context, st *store.Store, rec *engine.RunRecord) (runColumns, error) {
+	out := runColumns{}
+	for _, src := range rec.Sources {
+		host := src == "host"
+		if !host && !strings.HasPrefix(src, "server:") {
+			continue
+		}
+		var names []string
+		for _, mc := range metricCharts {
+			if mc.host != host {
+				continue
+			}
+			for _, lines := range append([][]metricLine{mc.lines}, mc.alternatives...) {
+				for _, l := range lines {
+					names = append(names, l.metric)
+				}
+			}
+		}
+		if host {
+			all, err := st.MetricNames(ctx, rec.Run.ID, src)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range all {
+				if strings.HasPrefix(n, "disk.") {
+					names = append(names, n)
+				}
+			}
+		}
+		slices.Sort(names)
+		cols, err := st.SeriesSet(ctx, rec.Run.ID, src, slices.Compact(names))
+		if err != nil {
+			return nil, err
+		}
+		out[src] = cols
+	}
+	return out, nil
+}
+
+// column returns a copy of metric name's values in cols (nil when cols has
+// no such metric): charts scale it in place.
+func column(cols store.Columns, name string) []float64 {
+	if i := slices.Index(cols.Names, name); i >= 0 {
+		return slices.Clone(cols.Values[i])
+	}
+	return nil
+}
+
+// metricSeries draws a metric chart's lines for one run: from the host, or
 // from the first server that has them (a run's chart shares one x axis, and
 // servers are sampled at different times), labelled with the server's name
 // when the run has several.
-func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, mc metricChart) (RunData, error) {
+func metricSeries(rec *engine.RunRecord, rc runColumns, mc metricChart) RunData {
 	rd := RunData{Run: rec.Run.ID}
 	var sources []string
 	for _, s := range rec.Sources {
@@ -234,18 +287,11 @@ func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, m
 		}
 	}
 	for _, src := range sources {
+		cols := rc[src]
 		for _, lines := range append([][]metricLine{mc.lines}, mc.alternatives...) {
-			names := make([]string, len(lines))
-			for i, l := range lines {
-				names[i] = l.metric
-			}
-			cols, err := st.SeriesSet(ctx, rec.Run.ID, src, names)
-			if err != nil {
-				return rd, err
-			}
 			var got []Series
-			for i, l := range lines {
-				y := cols.Values[i]
+			for _, l := range lines {
+				y := column(cols, l.metric)
 				if allNaN(y) {
 					continue
 				}
@@ -278,22 +324,19 @@ func metricSeries(ctx context.Context, st *store.Store, rec *engine.RunRecord, m
 			break
 		}
 	}
-	return rd, nil
+	return rd
 }
 
 // diskChart draws each disk's read and write throughput.
-func diskChart(ctx context.Context, st *store.Store, recs []*engine.RunRecord) (Chart, error) {
+func diskChart(recs []*engine.RunRecord, cols []runColumns) Chart {
 	c := Chart{ID: "disk", Title: "Host disks", Unit: "MB/s"}
-	for _, rec := range recs {
-		if !slices.Contains(rec.Sources, "host") {
+	for i, rec := range recs {
+		host, ok := cols[i]["host"]
+		if !ok {
 			continue
 		}
-		names, err := st.MetricNames(ctx, rec.Run.ID, "host")
-		if err != nil {
-			return c, err
-		}
 		var lines []metricLine
-		for _, n := range names {
+		for _, n := range host.Names {
 			dev, field, ok := strings.Cut(strings.TrimPrefix(n, "disk."), ".")
 			if !strings.HasPrefix(n, "disk.") || !ok {
 				continue
@@ -306,15 +349,11 @@ func diskChart(ctx context.Context, st *store.Store, recs []*engine.RunRecord) (
 			}
 		}
 		sort.Slice(lines, func(i, j int) bool { return lines[i].label < lines[j].label })
-		rd, err := metricSeries(ctx, st, rec, metricChart{host: true, lines: lines})
-		if err != nil {
-			return c, err
-		}
-		if len(rd.Series) > 0 {
+		if rd := metricSeries(rec, cols[i], metricChart{host: true, lines: lines}); len(rd.Series) > 0 {
 			c.Runs = append(c.Runs, rd)
 		}
 	}
-	return c, nil
+	return c
 }
 
 func allNaN(y []float64) bool {
