@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -253,15 +254,19 @@ func RestoreRun(ctx context.Context, st *store.Store, runID int64, log io.Writer
 }
 
 // RestoreUnrestored puts back the changes of every run whose wtd ended
-// without putting them back (see RestoreRun); every wtd command that opens
-// the results database and the daemon at start call it.
-func RestoreUnrestored(ctx context.Context, st *store.Store, log io.Writer) error {
+// without putting them back (see RestoreRun), but for the runs skip; every
+// wtd command that opens the results database and the daemon at start call
+// it.
+func RestoreUnrestored(ctx context.Context, st *store.Store, log io.Writer, skip ...int64) error {
 	ids, err := st.UnrestoredRuns(ctx)
 	if err != nil {
 		return err
 	}
 	var errs []error
 	for _, id := range ids {
+		if slices.Contains(skip, id) {
+			continue
+		}
 		if log != nil {
 			fmt.Fprintf(log, "wtd: run %d ended without putting back what it changed: putting it back now\n", id)
 		}

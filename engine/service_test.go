@@ -151,7 +151,8 @@ func TestRuntimeParametersOfAnAttachedServerArePutBack(t *testing.T) {
 
 // TestRestoreUnrestoredPutsBackAKilledRunsParameter: a run whose wtd died
 // (its owner pid is gone) with a runtime change pending is put back by
-// RestoreUnrestored, as every wtd command and the daemon at start call it.
+// RestoreUnrestored, as every wtd command and the daemon at start call it,
+// unless it is to be skipped.
 func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 	ctx := context.Background()
 	client, uri := startTestServer(t)
@@ -178,6 +179,13 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
+	// Skipped (wtd restore RUN restores RUN itself), it is left as it is.
+	if err := RestoreUnrestored(ctx, st, &log, id); err != nil || log.Len() != 0 {
+		t.Fatalf("skipping run %d: %v\n%s", id, err, log.String())
+	}
+	if ids, _ := st.UnrestoredRuns(ctx); len(ids) != 1 || ids[0] != id {
+		t.Errorf("unrestored after skipping run %d: %v", id, ids)
+	}
 	if err := RestoreUnrestored(ctx, st, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}

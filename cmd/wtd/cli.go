@@ -89,7 +89,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
-		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores.existing))
+		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores))
 	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }
@@ -116,10 +116,11 @@ func (o storeOpener) create(ctx context.Context) (*store.Store, error) {
 }
 
 // restore puts back what runs whose wtd was killed changed on servers
-// (engine.RestoreUnrestored): every command that opens the database does.
-// A failure is reported and the command goes on; wtd restore RUN retries.
-func (o storeOpener) restore(ctx context.Context, st *store.Store) {
-	if err := engine.RestoreUnrestored(ctx, st, o.env.Stderr); err != nil {
+// (engine.RestoreUnrestored), but for the runs skip: every command that
+// opens the database does. A failure is reported and the command goes on;
+// wtd restore RUN retries.
+func (o storeOpener) restore(ctx context.Context, st *store.Store, skip ...int64) {
+	if err := engine.RestoreUnrestored(ctx, st, o.env.Stderr, skip...); err != nil {
 		fmt.Fprintf(o.env.Stderr, "wtd: putting back what an earlier run changed: %v (wtd restore RUN tries again)\n", err)
 	}
 }
@@ -127,6 +128,16 @@ func (o storeOpener) restore(ctx context.Context, st *store.Store) {
 // existing opens the database only if it exists: read-only commands never
 // create one (a mistyped --db would otherwise say "no runs").
 func (o storeOpener) existing(ctx context.Context) (*store.Store, error) {
+	st, err := o.existingAsIs(ctx)
+	if err == nil {
+		o.restore(ctx, st)
+	}
+	return st, err
+}
+
+// existingAsIs is existing without restoring anything: for wtd restore,
+// which restores its run and then the others.
+func (o storeOpener) existingAsIs(ctx context.Context) (*store.Store, error) {
 	path, err := dbPath(*o.flag, o.env.Getenv)
 	if err != nil {
 		return nil, usageErr("%v", err)
@@ -138,7 +149,6 @@ func (o storeOpener) existing(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, &exitError{code: exitFailed, err: fmt.Errorf("open results database %s: %w", path, err)}
 	}
-	o.restore(ctx, st)
 	return st, nil
 }
 

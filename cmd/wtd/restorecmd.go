@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,7 +9,7 @@ import (
 	"wtd/engine/store"
 )
 
-func newRestoreCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
+func newRestoreCmd(env Env, stores storeOpener) *cobra.Command {
 	return &cobra.Command{
 		Use:   "restore RUN",
 		Short: "Put back what a run changed on a server and has not put back yet",
@@ -27,8 +26,11 @@ demand, e.g. after a restore that failed. A run still going on is refused.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			return withStore(ctx, openStore, func(st *store.Store) error {
+			return withStore(ctx, stores.existingAsIs, func(st *store.Store) error {
 				id, err := resolveRun(ctx, st, args[0])
+				// The other runs, as opening the database does; this one
+				// only once, below (a failed restore restarts a service).
+				stores.restore(ctx, st, id)
 				if err != nil {
 					return err
 				}
