@@ -32,20 +32,9 @@ func (b *binding) step(L *lua.LState) int {
 			raisef(L, "step: keys must be names (name, run, server, ns or a label), got %s", describe(k))
 		}
 		switch key {
-		case "name":
-			name, ok := v.(lua.LString)
-			if !ok || name == "" {
-				raisef(L, "step: name must be a non-empty string, got %s", describe(v))
-			}
-			spec.Name = string(name)
 		case "run":
 			if run, ok = v.(*lua.LFunction); !ok {
 				raisef(L, "step: run must be a function, got %s", describe(v))
-			}
-		case "server":
-			ud, _ := v.(*lua.LUserData)
-			if spec.Server, ok = userServer(ud); !ok {
-				raisef(L, "step: server must be a server handle (from mongod.start or mongod.connect), got %s", describe(v))
 			}
 		case "ns":
 			ns, ok := v.(lua.LString)
@@ -54,11 +43,7 @@ func (b *binding) step(L *lua.LState) int {
 			}
 			spec.NS = string(ns)
 		default:
-			g, err := fromLua(v)
-			if err != nil {
-				raisef(L, "step: label %s: %v", key, err)
-			}
-			spec.Labels[string(key)] = g
+			stepKey(L, "step", key, v, &spec.Name, &spec.Server, spec.Labels)
 		}
 	})
 	if spec.Name == "" {
@@ -112,4 +97,29 @@ func userServer(ud *lua.LUserData) (*engine.Server, bool) {
 	}
 	s, ok := ud.Value.(*engine.Server)
 	return s, ok
+}
+
+// stepKey takes a key step{} and sweep.threads{} share: name (a non-empty
+// string), server (a server handle) or, any other key, a label.
+func stepKey(L *lua.LState, fname string, key lua.LString, v lua.LValue, name *string, server **engine.Server, labels map[string]any) {
+	switch key {
+	case "name":
+		s, ok := v.(lua.LString)
+		if !ok || s == "" {
+			raisef(L, "%s: name must be a non-empty string, got %s", fname, describe(v))
+		}
+		*name = string(s)
+	case "server":
+		ud, _ := v.(*lua.LUserData)
+		var ok bool
+		if *server, ok = userServer(ud); !ok {
+			raisef(L, "%s: server must be a server handle (from mongod.start or mongod.connect), got %s", fname, describe(v))
+		}
+	default:
+		g, err := fromLua(v)
+		if err != nil {
+			raisef(L, "%s: label %s: %v", fname, key, err)
+		}
+		labels[string(key)] = g
+	}
 }

@@ -41,23 +41,8 @@ func (b *binding) sweepThreads(L *lua.LState) int {
 			}
 		case "duration":
 			opt.Duration = seconds(options{L: L, fname: "sweep.threads", t: t}, "duration")
-		case "server":
-			ud, _ := v.(*lua.LUserData)
-			if server, ok = userServer(ud); !ok {
-				raisef(L, "sweep.threads: server must be a server handle, got %s", describe(v))
-			}
-		case "name":
-			name, ok := v.(lua.LString)
-			if !ok || name == "" {
-				raisef(L, "sweep.threads: name must be a non-empty string, got %s", describe(v))
-			}
-			opt.Step = string(name)
 		default:
-			g, err := fromLua(v)
-			if err != nil {
-				raisef(L, "sweep.threads: label %s: %v", key, err)
-			}
-			opt.Labels[string(key)] = g
+			stepKey(L, "sweep.threads", key, v, &opt.Step, &server, opt.Labels)
 		}
 	})
 	if wt == nil || threads == nil {
