@@ -34,6 +34,9 @@ type executor struct {
 	// op is the operation the executor works for now, checked for
 	// interruption every interruptCheckDocs documents.
 	op *operation
+	// summary is plan.summary(), built at the first detach (a cursor's
+	// getMores reuse it).
+	summary string
 }
 
 // interruptCheckDocs is how often a scan checks whether it was killed.
@@ -196,7 +199,10 @@ func (e *executor) detach() {
 	if e.op != nil {
 		e.op.docsExamined += e.docsExamined
 		e.op.keysExamined += keys
-		e.op.planSummary = e.plan.summary()
+		if e.summary == "" {
+			e.summary = e.plan.summary()
+		}
+		e.op.planSummary = e.summary
 	}
 	e.docsExamined = 0
 	e.plan.scan.Examined = 0
