@@ -90,10 +90,13 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	nofile := openFileLimit()
+	conns := apiConnCap(cfg.APIMaxConnections, nofile)
+	srv, guarded := web.NewHTTPServer(api, ln, conns)
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	opts.Log.Info("API listening", "addr", ln.Addr().String(), "db", dbPath, "token", cfg.Token != "")
+	go func() { served <- srv.Serve(guarded) }()
+	opts.Log.Info("API listening", "addr", ln.Addr().String(), "db", dbPath, "token", cfg.Token != "",
+		"max_connections", conns, "open_file_limit", nofile)
 	err = d.sched.Serve(ctx, signals, func() (schedule.Config, error) { return d.reload(ctx, cfg) })
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdown)
 	defer cancel()
@@ -118,8 +121,9 @@ func (d *daemon) reload(ctx context.Context, first schedule.Config) (schedule.Co
 	if err != nil {
 		return cfg, err
 	}
-	if cfg.Listen != first.Listen || cfg.DB != first.DB {
-		d.opts.Log.Warn("listen and db change only when the daemon restarts", "listen", first.Listen, "db", first.DB)
+	if cfg.Listen != first.Listen || cfg.DB != first.DB || cfg.APIMaxConnections != first.APIMaxConnections {
+		d.opts.Log.Warn("listen, db and api_max_connections change only when the daemon restarts", "listen", first.Listen,
+			"db", first.DB, "api_max_connections", first.APIMaxConnections)
 	}
 	return cfg, nil
 }

@@ -26,6 +26,10 @@ import (
 // DefaultListen is the API's address when the config names none.
 const DefaultListen = "127.0.0.1:7070"
 
+// DefaultAPIMaxConnections is the API's cap on open connections when the
+// config names none.
+const DefaultAPIMaxConnections = 64
+
 // Config is a checked config file.
 type Config struct {
 	// Path is the config file; relative paths in it resolve against its
@@ -37,6 +41,10 @@ type Config struct {
 	// calls need ("" when none is configured).
 	Token     string
 	TokenFile string
+	// APIMaxConnections caps the API's open connections (the daemon lowers
+	// it further to a quarter of its file descriptor limit).
+	APIMaxConnections int
+
 	DB        string // "" means wtd run's default
 	Mongod    string // "" means wtd run's search
 	AllowDirs []string
@@ -118,11 +126,11 @@ func ParseConfig(path string, text []byte) (Config, error) {
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
-	cfg := Config{Path: path, Listen: DefaultListen, SampleInterval: time.Second}
+	cfg := Config{Path: path, Listen: DefaultListen, APIMaxConnections: DefaultAPIMaxConnections, SampleInterval: time.Second}
 	if len(doc.Content) == 0 {
 		return cfg, nil
 	}
-	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "db", "mongod",
+	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "api_max_connections", "db", "mongod",
 		"allow_dirs", "services", "sample_interval", "schedules", "windows")
 	if err != nil {
 		return Config{}, err
@@ -190,6 +198,11 @@ func (c *Config) readTop(top map[string]node) error {
 	}
 	if err := c.checkListen(top["listen"]); err != nil {
 		return err
+	}
+	if n, ok := top["api_max_connections"]; ok {
+		if c.APIMaxConnections, err = n.integer("api_max_connections", 1); err != nil {
+			return err
+		}
 	}
 	for _, k := range []struct {
 		key string

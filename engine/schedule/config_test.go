@@ -10,6 +10,7 @@ import (
 
 const fullConfig = `# every key
 listen: 127.0.0.1:7071
+api_max_connections: 16
 db: state/wtd.db
 mongod: /usr/bin/mongod
 sample_interval: 500ms
@@ -37,8 +38,12 @@ func TestParseConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Listen != "127.0.0.1:7071" || cfg.DB != "/etc/wtd/state/wtd.db" || cfg.Mongod != "/usr/bin/mongod" || cfg.SampleInterval != 500*time.Millisecond {
+	if cfg.Listen != "127.0.0.1:7071" || cfg.DB != "/etc/wtd/state/wtd.db" || cfg.Mongod != "/usr/bin/mongod" || cfg.SampleInterval != 500*time.Millisecond ||
+		cfg.APIMaxConnections != 16 {
 		t.Errorf("top: %+v", cfg)
+	}
+	if empty, err := ParseConfig(path, nil); err != nil || empty.APIMaxConnections != DefaultAPIMaxConnections {
+		t.Errorf("an empty config's api_max_connections: %+v, %v", empty, err)
 	}
 	if len(cfg.Services) != 2 || cfg.Services[1] != "mongod-archive" {
 		t.Errorf("services: %v", cfg.Services)
@@ -90,6 +95,8 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		{"bad name", "schedules:\n  - name: a b\n    cron: \"@daily\"\n    playbook: a.lua\n", `wtd.yaml:2: schedule name "a b"`},
 		{"nested param", sched + "    params: { x: { y: 1 } }\n", "wtd.yaml:5: schedule a params.x must be a number, boolean or string, got a mapping"},
 		{"remote listen", "listen: 0.0.0.0:7070\n", "wtd.yaml:1: listen 0.0.0.0:7070 is not a loopback address: set allow_remote: true"},
+		{"no connections", "api_max_connections: 0\n", "wtd.yaml:1: api_max_connections 0 must be at least 1"},
+		{"connections not a number", "api_max_connections: many\n", `wtd.yaml:1: api_max_connections must be a whole number, got the string "many"`},
 		{"remote without token", "listen: 0.0.0.0:7070\nallow_remote: true\n", "token_file is required"},
 		{"remote window server", "windows:\n  - name: w\n    cron: \"@daily\"\n    duration: 1h\n    server: mongodb://10.1.2.3:27017\n    open: { setParameter: { a: 1 } }\n    close: { setParameter: { a: 0 } }\n", "wtd.yaml:5: window w server:"},
 		{"window never closes", "windows:\n  - name: w\n    cron: \"@hourly\"\n    duration: 2h\n    server: mongodb://127.0.0.1:1\n    open: { setParameter: { a: 1 } }\n    close: { setParameter: { a: 0 } }\n", "wtd.yaml:4: window w: duration 2h0m0s is not shorter than the 1h0m0s between two openings"},

@@ -72,6 +72,18 @@ func (y node) boolean(what string) (bool, error) {
 	return b, nil
 }
 
+// integer reads a whole number, at least min.
+func (y node) integer(what string, min int) (int, error) {
+	var v int
+	if y.n.Kind != yaml.ScalarNode || y.n.Tag != "!!int" || y.n.Decode(&v) != nil {
+		return 0, y.errf("%s must be a whole number, got %s", what, kindName(y.n))
+	}
+	if v < min {
+		return 0, y.errf("%s %d must be at least %d", what, v, min)
+	}
+	return v, nil
+}
+
 // duration reads a Go duration ("90s", "2h30m"), at least min.
 func (y node) duration(what string, min time.Duration) (time.Duration, error) {
 	s, err := y.str(what)
