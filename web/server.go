@@ -40,7 +40,26 @@ type Options struct {
 // Server is the daemon's HTTP handler.
 type Server struct {
 	opts Options
-	mux  *http.ServeMux
+	mux  *routes
+}
+
+// routes is the server's router; it keeps the pattern of every route
+// registered, so that tests go through them all (every mutating one must
+// refuse a caller without the token).
+type routes struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// Handle registers h for pattern.
+func (m *routes) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleFunc registers h for pattern.
+func (m *routes) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(h))
 }
 
 // New returns the API's handler with every route registered; Handle adds
@@ -52,7 +71,7 @@ func New(opts Options) *Server {
 	if opts.Registry == nil {
 		opts.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{opts: opts, mux: http.NewServeMux()}
+	s := &Server{opts: opts, mux: &routes{ServeMux: http.NewServeMux()}}
 	opts.Registry.MustRegister(newCollector(opts.Store, opts.Scheduler, opts.Log))
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Registry, promhttp.HandlerOpts{}))
