@@ -22,8 +22,15 @@ var errCheckDone = errors.New("check done")
 // overrides, or up to the first call that would act (mongod, host, step,
 // report, log, sleep, sweep, files), which never happens in a check. Errors are
 // *ScriptError values as RunPlaybook returns them (errors.As finds a
-// *ParamError for a bad -p). A playbook that does not reach params{} in
-// checkTimeout passes: the run itself checks its parameters.
+// *ParamError for a bad -p).
+//
+// A playbook that acts before params{}, never calls it or does not reach
+// it in checkTimeout has its overrides checked against its text: a -p that
+// no params{...} in it names is refused (any -p when it has no params call),
+// and so is a value that does not parse as a default written as a
+// constant. When the text calls params other than with a literal table (or
+// could reach it through _G, getfenv, load ...), the run itself checks the
+// overrides.
 func Check(ctx context.Context, path, src string, overrides map[string]string) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
@@ -43,11 +50,18 @@ func Check(ctx context.Context, path, src string, overrides map[string]string) e
 	L.Push(fn)
 	err = L.PCall(0, 0, nil)
 	switch {
+	case b.paramsSet:
+		return nil // params{} took the overrides
 	case b.checkDone || ctx.Err() != nil:
-		return nil
+		// Stopped before params{}: what the text declares decides.
+		return readDeclaredParams(path, src).check(L, path, overrides)
 	case err != nil:
 		return b.scriptError(err)
-	case !b.paramsSet && len(overrides) > 0:
+	case len(overrides) > 0:
+		// Ran to its end without calling params{}.
+		if err := readDeclaredParams(path, src).check(L, path, overrides); err != nil {
+			return err
+		}
 		perr := b.unknownParam(nil)
 		return &ScriptError{Msg: path + ": " + perr.Error(), errs: []error{perr}}
 	}

@@ -201,7 +201,7 @@ func TestParamErrors(t *testing.T) {
 	}{
 		{"unknown name", decl, map[string]string{"doc": "1"},
 			[]string{`inline.lua:1: params: unknown parameter "doc"`, "the playbook's parameters are docs, label, sizes, verbose"},
-			ParamError{Name: "doc", Known: []string{"docs", "label", "sizes", "verbose"}}},
+			ParamError{Name: "doc", Value: "1", Known: []string{"docs", "label", "sizes", "verbose"}}},
 		{"bad number", decl, map[string]string{"docs": "lots"},
 			[]string{`parameter docs: -p docs=lots: "lots" is not a number (the default is 600000)`},
 			ParamError{Name: "docs", Value: "lots", Want: "number"}},
@@ -215,7 +215,7 @@ func TestParamErrors(t *testing.T) {
 			ParamError{Name: "sizes", Value: "0.25,big", Want: `list of numbers (item "big" is not a number)`}},
 		{"no params declared", "log('hello')\n", map[string]string{"docs": "1"},
 			[]string{`unknown parameter "docs" (-p docs=...): the playbook declares no parameters`},
-			ParamError{Name: "docs"}},
+			ParamError{Name: "docs", Value: "1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := newTestRun(t)

@@ -14,8 +14,10 @@ import (
 // not declare, or a value that does not parse as its default's type.
 type ParamError struct {
 	Name string
-	// Value is the value given with -p (for a bad value).
+	// Value is the value given with -p.
 	Value string
+	// Never is true when the playbook never calls params{} at all.
+	Never bool
 	// Want is the type the default gives the parameter ("number",
 	// "boolean", "list of numbers", ...); empty for an unknown name.
 	Want string
@@ -28,6 +30,9 @@ type ParamError struct {
 func (e *ParamError) Error() string {
 	if e.Want != "" {
 		return fmt.Sprintf("parameter %s: -p %s=%s: %q is not a %s (the default is %s)", e.Name, e.Name, e.Value, e.Value, e.Want, e.Default)
+	}
+	if e.Never {
+		return fmt.Sprintf("the playbook declares no parameters (it never calls params{}): -p %s=%s is not one", e.Name, e.Value)
 	}
 	if len(e.Known) == 0 {
 		return fmt.Sprintf("unknown parameter %q (-p %s=...): the playbook declares no parameters", e.Name, e.Name)
@@ -116,7 +121,7 @@ func (b *binding) unknownParam(names []string) error {
 		return nil
 	}
 	sort.Strings(unknown)
-	return &ParamError{Name: unknown[0], Known: names}
+	return &ParamError{Name: unknown[0], Value: b.env.Overrides[unknown[0]], Known: names}
 }
 
 // paramKind names the type a default gives its parameter.
