@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -24,21 +22,21 @@ func newArtifactsCmd(env Env, openStore func(context.Context) (*store.Store, err
 which wtd keeps with the run, into --output (default: the current directory),
 keeping their relative paths, and prints each path it wrote. Name files to
 write only those; without names it writes them all. Existing files are not
-overwritten unless --force. wtd show lists a run's files.`,
+overwritten unless --force. wtd show lists a run's files.
+
+` + runArgHelp,
 		Example: `  wtd artifacts 12 -o /tmp/run12
-  wtd artifacts 12 summary.csv`,
+  wtd artifacts latest summary.csv`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id < 1 {
-				return usageErr("run %q: want a run id (see wtd runs)", args[0])
-			}
-			st, err := openStore(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer st.Close(context.WithoutCancel(cmd.Context()))
-			return writeArtifacts(cmd.Context(), env, st, id, args[1:], outDir, force)
+			ctx := cmd.Context()
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				id, err := resolveRun(ctx, st, args[0])
+				if err != nil {
+					return err
+				}
+				return writeArtifacts(ctx, env, st, id, args[1:], outDir, force)
+			})
 		},
 	}
 	cmd.Flags().StringVarP(&outDir, "output", "o", ".", "directory to write the files into")
@@ -46,10 +44,9 @@ overwritten unless --force. wtd show lists a run's files.`,
 	return cmd
 }
 
+// writeArtifacts writes the files of run id (those named, or all) into
+// outDir and prints their paths.
 func writeArtifacts(ctx context.Context, env Env, st *store.Store, id int64, names []string, outDir string, force bool) error {
-	if _, err := st.GetRun(ctx, id); errors.Is(err, store.ErrNotFound) {
-		return usageErr("no run %d (see wtd runs)", id)
-	}
 	list, err := st.Artifacts(ctx, id)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
