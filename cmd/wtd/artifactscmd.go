@@ -45,7 +45,7 @@ overwritten unless --force. wtd show lists a run's files.
 }
 
 // writeArtifacts writes the files of run id (those named, or all) into
-// outDir and prints their paths.
+// outDir and prints their paths, with control characters escaped.
 func writeArtifacts(ctx context.Context, env Env, st *store.Store, id int64, names []string, outDir string, force bool) error {
 	list, err := st.Artifacts(ctx, id)
 	if err != nil {
@@ -68,7 +68,7 @@ func writeArtifacts(ctx context.Context, env Env, st *store.Store, id int64, nam
 			found = found || a.Path == n
 		}
 		if !found {
-			return usageErr("run %d has no file %q (its files: %s)", id, n, strings.Join(kept, ", "))
+			return usageErr("run %d has no file %q (its files: %s)", id, n, termLine(strings.Join(kept, ", ")))
 		}
 	}
 	for _, a := range list {
@@ -83,12 +83,12 @@ func writeArtifacts(ctx context.Context, env Env, st *store.Store, id int64, nam
 			return &exitError{code: exitFailed, err: err}
 		}
 		if full.Content == nil {
-			fmt.Fprintf(env.Stderr, "wtd: %s was not kept: %s\n", a.Path, a.Note)
+			fmt.Fprintf(env.Stderr, "wtd: %s was not kept: %s\n", termLine(a.Path), a.Note)
 			continue
 		}
 		dst := filepath.Join(outDir, a.Path)
 		if _, err := os.Stat(dst); err == nil && !force {
-			return usageErr("%s exists: use --force to overwrite it, or -o another directory", dst)
+			return usageErr("%s exists: use --force to overwrite it, or -o another directory", termLine(dst))
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return &exitError{code: exitFailed, err: err}
@@ -96,7 +96,7 @@ func writeArtifacts(ctx context.Context, env Env, st *store.Store, id int64, nam
 		if err := os.WriteFile(dst, full.Content, 0o644); err != nil {
 			return &exitError{code: exitFailed, err: err}
 		}
-		fmt.Fprintf(env.Stdout, "%s\n", dst)
+		fmt.Fprintf(env.Stdout, "%s\n", termLine(dst))
 	}
 	return nil
 }

@@ -51,8 +51,11 @@ func usageErr(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// run executes the command line and returns the exit status.
+// run executes the command line and returns the exit status. Everything
+// written to stderr (messages, errors quoting the playbook, the daemon's
+// log) is shown with its control characters escaped (termWriter).
 func run(ctx context.Context, args []string, env Env) int {
+	env.Stderr = termWriter{env.Stderr}
 	root := newRoot(ctx, env)
 	root.SetArgs(args)
 	root.SetOut(env.Stdout)

@@ -84,7 +84,7 @@ with the same parameters.
 					if i > 0 {
 						fmt.Fprintln(env.Stdout)
 					}
-					printComparison(env.Stdout, r)
+					printComparison(termWriter{env.Stdout}, r)
 				}
 				return nil
 			})
@@ -135,7 +135,7 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 }
 
 func runLine(r compare.RunRef) string {
-	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, r.Playbook, r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
+	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, termLine(r.Playbook), r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
 }
 
 // fmtValue prints a measure with the precision its size calls for.
@@ -186,16 +186,16 @@ func printComparison(w io.Writer, r *compare.Result) {
 				step = s.Step
 			}
 			change, n, evidence := m.Cells()
-			t.AppendRow(table.Row{clip(step, 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, m.Verdict})
+			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, m.Verdict})
 		}
 	}
 	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}, {Number: 4, Align: text.AlignRight}, {Number: 5, Align: text.AlignRight}})
 	t.Render()
 	for _, k := range r.OnlyInA {
-		fmt.Fprintf(w, "only in run %d: %s\n", r.A.ID, k)
+		fmt.Fprintf(w, "only in run %d: %s\n", r.A.ID, termLine(k))
 	}
 	for _, k := range r.OnlyInB {
-		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, k)
+		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, termLine(k))
 	}
 	for _, l := range r.VerdictLines() {
 		fmt.Fprintf(w, "verdict: %s\n", l.Text)

@@ -58,7 +58,7 @@ PLAYBOOK is a path, a file name or a file name without .lua.`,
 				if asJSON {
 					return printJSON(env.Stdout, h)
 				}
-				printHistory(env.Stdout, h)
+				printHistory(termWriter{env.Stdout}, h)
 				return nil
 			})
 		},
@@ -95,7 +95,7 @@ func sparkline(pts []compare.HistoryPoint) string {
 }
 
 func printHistory(w io.Writer, h *compare.History) {
-	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, h.Playbook, plural(len(h.Runs), "ok run"), orDash(engine.ParamsShort(h.Params)))
+	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, termLine(h.Playbook), plural(len(h.Runs), "ok run"), orDash(termLine(engine.ParamsShort(h.Params))))
 	if len(h.Runs) > 0 {
 		fmt.Fprintf(w, ", runs %d to %d", h.Runs[0].ID, h.Runs[len(h.Runs)-1].ID)
 	}
@@ -111,7 +111,7 @@ func printHistory(w io.Writer, h *compare.History) {
 				vals = append(vals, *p.Value)
 			}
 		}
-		fmt.Fprintf(w, "\n%s\n  %s\n", s.Step, sparkline(s.Points))
+		fmt.Fprintf(w, "\n%s\n  %s\n", termLine(s.Step), sparkline(s.Points))
 		if len(vals) == 0 {
 			fmt.Fprintf(w, "  not measured\n")
 			continue

@@ -71,6 +71,7 @@ func (tk *task) rate(now time.Time) float64 {
 // done within duration when only a duration bounds it. A total < 0 says the
 // task has ended, done being its final count.
 func (pr *progress) update(label string, done, total int64, duration time.Duration) {
+	label = termLine(label) // names a namespace or workload of the playbook
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.closed {
@@ -191,11 +192,14 @@ func (pr *progress) plain(label string, tk *task, now time.Time) {
 	fmt.Fprintf(pr.env.Stdout, "%s %-5s %-6s %s: %s\n", now.Format("15:04:05"), "info", "run", label, what)
 }
 
-// logWriter is where run events go: above the bars on a terminal.
-func (pr *progress) logWriter() io.Writer { return writerFunc(pr.write) }
+// logWriter is where run events go: above the bars on a terminal. Their
+// control characters are escaped (termWriter): events quote step names,
+// labels and what the playbook logs.
+func (pr *progress) logWriter() io.Writer { return termWriter{writerFunc(pr.write)} }
 
-// outWriter is where report tables and playbook output go.
-func (pr *progress) outWriter() io.Writer { return writerFunc(pr.write) }
+// outWriter is where report tables and playbook output go, escaped as the
+// events are.
+func (pr *progress) outWriter() io.Writer { return termWriter{writerFunc(pr.write)} }
 
 func (pr *progress) write(b []byte) (int, error) {
 	pr.mu.Lock()

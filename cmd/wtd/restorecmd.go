@@ -49,7 +49,7 @@ demand, e.g. after a restore that failed. A run still going on is refused.
 					return failed(err)
 				}
 				for _, c := range changes {
-					fmt.Fprintf(env.Stdout, "%s\n", describeChange(c))
+					fmt.Fprintf(env.Stdout, "%s\n", termText(describeChange(c)))
 				}
 				if len(changes) == 0 {
 					fmt.Fprintf(env.Stdout, "run %d changed nothing that needs putting back\n", id)

@@ -61,12 +61,12 @@ RFC 3339 time).`,
 					return printJSON(env.Stdout, docs)
 				}
 				t := table.NewWriter()
-				t.SetOutputMirror(env.Stdout)
+				t.SetOutputMirror(termWriter{env.Stdout})
 				t.SetStyle(table.StyleLight)
 				t.AppendHeader(table.Row{"id", "playbook", "params", "trigger", "start", "duration", "status", "reason"})
 				for _, r := range runs {
-					t.AppendRow(table.Row{r.ID, r.PlaybookPath, clip(engine.ParamsShort(r.Params), 48), r.Trigger,
-						r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(r.Reason, 50)})
+					t.AppendRow(table.Row{r.ID, termLine(r.PlaybookPath), clip(termLine(engine.ParamsShort(r.Params)), 48), r.Trigger,
+						r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(termLine(r.Reason), 50)})
 				}
 				t.Render()
 				return nil

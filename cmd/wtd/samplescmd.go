@@ -77,7 +77,7 @@ Sources are "host" and "server:m1", "server:m2", ... (see wtd show RUN).
 					n := 0
 					for _, k := range names {
 						if f.match == "" || strings.Contains(strings.ToLower(k), strings.ToLower(f.match)) {
-							fmt.Fprintln(env.Stdout, k)
+							fmt.Fprintln(env.Stdout, termLine(k))
 							n++
 						}
 					}
@@ -192,13 +192,13 @@ func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f
 		if f.rate {
 			m += " (per s)"
 		}
-		header = append(header, csvField(m))
+		header = append(header, csvField(termLine(m)))
 	}
 	fmt.Fprintln(w, strings.Join(header, ","))
 	for j, ts := range cols.TS {
 		step, name := "", ""
 		if s := stepAt(steps, ts); s != nil {
-			step, name = strconv.Itoa(s.Seq), csvField(s.Title())
+			step, name = strconv.Itoa(s.Seq), csvField(termLine(s.Title()))
 		}
 		line := []string{ts.UTC().Format(time.RFC3339Nano), strconv.FormatFloat(ts.Sub(run.StartedAt).Seconds(), 'f', 3, 64), step, name}
 		for i := range metrics {

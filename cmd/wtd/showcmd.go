@@ -50,7 +50,7 @@ report.table printed, redrawn from the recorded steps.
 				if asJSON {
 					return printJSON(env.Stdout, showDocument(rec))
 				}
-				showRun(env.Stdout, rec)
+				showRun(termWriter{env.Stdout}, rec)
 				return nil
 			})
 		},
@@ -76,13 +76,13 @@ func clip(s string, n int) string {
 
 func showRun(w io.Writer, rec *engine.RunRecord) {
 	r := rec.Run
-	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, r.PlaybookPath)
+	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, termLine(r.PlaybookPath))
 	if r.Reason != "" {
 		fmt.Fprintf(w, "  reason:    %s\n", r.Reason)
 	}
 	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
 	fmt.Fprintf(w, "  trigger:   %s\n", r.Trigger)
-	fmt.Fprintf(w, "  params:    %s\n", orDash(engine.ParamsShort(r.Params)))
+	fmt.Fprintf(w, "  params:    %s\n", orDash(termLine(engine.ParamsShort(r.Params))))
 	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
 	showServers(w, rec.Servers)
 	for i, c := range rec.Changes {
@@ -101,14 +101,14 @@ func showRun(w io.Writer, rec *engine.RunRecord) {
 		fmt.Fprintf(w, "\nsteps (start is the offset from the run's start)\n")
 		fmt.Fprintf(w, "  %3s  %-44s  %-8s  %9s  %9s\n", "seq", "step", "status", "start", "duration")
 		for _, s := range rec.Steps {
-			fmt.Fprintf(w, "  %3d  %-44s  %-8s  %9s  %9s\n", s.Seq, clip(s.Title(), 44), s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
+			fmt.Fprintf(w, "  %3d  %-44s  %-8s  %9s  %9s\n", s.Seq, clip(termLine(s.Title()), 44), s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
 		}
 	}
 	var prevParams map[string]any
 	for _, s := range rec.Steps {
-		fmt.Fprintf(w, "\nstep %d  %s  %s  start %s  duration %s\n", s.Seq, s.Name, s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
+		fmt.Fprintf(w, "\nstep %d  %s  %s  start %s  duration %s\n", s.Seq, termLine(s.Name), s.Status, offset(r.StartedAt, s.Start), duration(s.Start, s.End))
 		if len(s.Labels) > 0 {
-			fmt.Fprintf(w, "  labels:     %s\n", compactJSON(s.Labels))
+			fmt.Fprintf(w, "  labels:     %s\n", termLine(compactJSON(s.Labels)))
 		}
 		if s.Error != "" {
 			fmt.Fprintf(w, "  error:      %s\n", s.Error)
@@ -150,7 +150,7 @@ func showOutput(w io.Writer, rec *engine.RunRecord) {
 			fmt.Fprintf(w, "%8s  %s\n", at, ev.Message)
 			continue
 		}
-		fmt.Fprintf(w, "%8s  %-5s %-8s %s\n", at, ev.Level, ev.Source, ev.Message)
+		fmt.Fprintf(w, "%8s  %-5s %-8s %s\n", at, ev.Level, termLine(ev.Source), ev.Message)
 	}
 }
 
@@ -244,7 +244,7 @@ func showServers(w io.Writer, servers []store.ServerRecord) {
 		if i > 0 {
 			label = "             "
 		}
-		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, s.Name, s.URI, orDash(s.Version), orDash(s.GitVersion), engine.ServerHow(s))
+		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, termLine(s.Name), termLine(s.URI), orDash(s.Version), orDash(s.GitVersion), engine.ServerHow(s))
 	}
 }
 
@@ -258,7 +258,7 @@ func showArtifacts(w io.Writer, arts []store.Artifact) {
 		if a.Note != "" {
 			note = " (" + a.Note + ")"
 		}
-		fmt.Fprintf(w, "%s%s, %d bytes%s\n", label, a.Path, a.Size, note)
+		fmt.Fprintf(w, "%s%s, %d bytes%s\n", label, termLine(a.Path), a.Size, termLine(note))
 	}
 }
 
