@@ -12,12 +12,17 @@ const (
 	ChangePending  = "pending"  // made, not put back yet
 	ChangeRestored = "restored" // put back
 	ChangeKept     = "kept"     // the playbook asked to keep it (keep = true)
+	// ChangeIrreversible is a change wtd cannot put back: a command the
+	// operator allowed m:command to run (allow_commands).
+	ChangeIrreversible = "irreversible"
 )
 
 // Change kinds.
 const (
 	ChangeConfig    = "config"    // a service's config file, edited before a restart
 	ChangeParameter = "parameter" // a runtime setParameter
+	ChangeIndex     = "index"     // an index m:create_index made, dropped at the end
+	ChangeCommand   = "command"   // a command m:command ran that changes the server
 )
 
 // Change is something a run changed on a server it must leave as it found
@@ -28,7 +33,9 @@ type Change struct {
 	RunID  int64
 	Server string
 	Kind   string
-	Target string // the config file, or the parameter's name
+	// Target is the config file, the parameter's name, the index's
+	// namespace (db.collection) or the command's name.
+	Target string
 	// Before is the parameter's value before the change (JSON).
 	Before string
 	// Original is the config file's content before the run's first change.
@@ -101,7 +108,7 @@ func (o *setChangeStateOp) describe() string { return "record the restore of a c
 func (o *setChangeStateOp) apply(ctx context.Context, w *writer) error {
 	for _, id := range o.ids {
 		var at any
-		if o.state != ChangePending {
+		if o.state == ChangeRestored {
 			at = o.at.UnixNano()
 		}
 		if _, err := w.exec(ctx, `UPDATE changes SET state = ?, detail = ?, restored_at = ? WHERE id = ?`,
@@ -112,8 +119,9 @@ func (o *setChangeStateOp) apply(ctx context.Context, w *writer) error {
 	return nil
 }
 
-// SetChangeState records how the restore of changes ids went: restored,
-// kept, or still pending with why in detail. It returns once committed.
+// SetChangeState records how the restore of changes ids went: restored
+// (with the time), kept, still pending with why in detail, or for a change
+// that cannot be put back what became of it. It returns once committed.
 func (s *Store) SetChangeState(ctx context.Context, ids []int64, state, detail string) error {
 	return s.do(ctx, &setChangeStateOp{ids: ids, state: state, detail: detail, at: time.Now()})
 }

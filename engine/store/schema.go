@@ -154,6 +154,34 @@ CREATE INDEX changes_by_state ON changes (state, run_id);
 CREATE INDEX schedule_events_by_run ON schedule_events (run_id);
 CREATE INDEX changes_by_run ON changes (run_id, state);
 `,
+	// 6: two more kinds of change: an index m:create_index made on a server
+	// wtd did not start (dropped at the end), and a command the operator
+	// allowed m:command to run there, which cannot be put back (state
+	// irreversible). SQLite cannot alter a CHECK: the table is made anew.
+	`
+CREATE TABLE changes_v6 (
+	id          INTEGER PRIMARY KEY,
+	run_id      INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	server      TEXT    NOT NULL,                -- m1, m2, ...
+	kind        TEXT    NOT NULL CHECK (kind IN ('config', 'parameter', 'index', 'command')),
+	target      TEXT    NOT NULL,                -- the config file, the parameter, the index's db.collection, the command's name
+	before      TEXT,                            -- JSON: the parameter's value before the change
+	original    BLOB,                            -- config: the file's bytes before the run's first change
+	change      TEXT,                            -- JSON: what was set, the index made, the command run
+	restore     TEXT,                            -- JSON: how to put it back (URI, unit, service manager, mode, owner)
+	keep        INTEGER NOT NULL DEFAULT 0,      -- 1: the playbook asked to keep it (keep = true)
+	state       TEXT    NOT NULL CHECK (state IN ('pending', 'restored', 'kept', 'irreversible')),
+	made_at     INTEGER NOT NULL,
+	restored_at INTEGER,
+	detail      TEXT    NOT NULL DEFAULT ''      -- the last restore attempt, in words
+);
+INSERT INTO changes_v6 (id, run_id, server, kind, target, before, original, change, restore, keep, state, made_at, restored_at, detail)
+	SELECT id, run_id, server, kind, target, before, original, change, restore, keep, state, made_at, restored_at, detail FROM changes;
+DROP TABLE changes;
+ALTER TABLE changes_v6 RENAME TO changes;
+CREATE INDEX changes_by_state ON changes (state, run_id);
+CREATE INDEX changes_by_run ON changes (run_id, state);
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
