@@ -37,7 +37,7 @@ func (d *daemon) launch(ctx context.Context, job schedule.Job) (*schedule.Handle
 	out := &lineLog{log: d.opts.Log, level: slog.LevelInfo, msg: "playbook output"}
 	r, err := runner.Start(ctx, pb, job.Lock, engine.Config{Store: d.st, Host: d.opts.Host, MongodBinary: bin,
 		WtdVersion: d.opts.WtdVersion, Trigger: job.Trigger, SampleInterval: cfg.SampleInterval, StateDir: d.opts.StateDir,
-		AllowDirs: cfg.AllowDirs, AllowServices: cfg.Services, Log: events, Errors: events}, runner.Hooks{Out: out})
+		AllowDirs: cfg.AllowDirs, AllowServices: cfg.Services, AllowCommands: cfg.AllowCommands, Log: events, Errors: events}, runner.Hooks{Out: out})
 	if err != nil {
 		return nil, err
 	}

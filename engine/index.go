@@ -25,10 +25,16 @@ type IndexSpec struct {
 	// deletes a document once its date in the (single) key field is that
 	// many seconds past.
 	ExpireAfterSeconds *int64
+	// Keep leaves the index in place after the run on a server wtd did
+	// not start (keep = true); it is recorded as kept. Without it such an
+	// index is dropped at the end of the run.
+	Keep bool
 }
 
 // CreateIndex creates an index and returns its name; an index that exists
-// with the same definition is not an error.
+// with the same definition is not an error. On a server wtd did not start,
+// an index of a name that does not exist yet is recorded first and dropped
+// at the end of the run unless spec.Keep (see recordIndex).
 func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error) {
 	db, coll, err := splitDBColl(spec.NS)
 	if err != nil {
@@ -60,10 +66,27 @@ func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error
 		}
 		ix = append(ix, bson.E{Key: "expireAfterSeconds", Value: *e})
 	}
+	note := ""
+	if !s.Started() {
+		recorded, err := s.recordIndex(ctx, db, coll, name, ix, spec.Keep)
+		switch {
+		case err != nil:
+			return "", err
+		case !recorded:
+			note = " (an index of that name was there before: no change)"
+		case spec.Keep:
+			note = " (keep = true: it stays after the run)"
+		default:
+			note = " (it is dropped at the end of the run)"
+		}
+	}
 	if _, err := s.CommandDB(ctx, db, bson.D{{Key: "createIndexes", Value: coll}, {Key: "indexes", Value: bson.A{ix}}}); err != nil {
 		return "", fmt.Errorf("create index %s on %s: %w", name, spec.NS, err)
 	}
-	s.run.Eventf("info", s.Name, "created index %s on %s %v", name, spec.NS, describeIndex(spec))
+	if opts := describeIndex(spec); opts != "" {
+		note = " " + opts + note
+	}
+	s.run.Eventf("info", s.Name, "created index %s on %s%s", name, spec.NS, note)
 	return name, nil
 }
 

@@ -58,8 +58,9 @@ type restorer struct {
 }
 
 // restore puts back the pending changes that match keep (nil: all):
-// runtime parameters in reverse order (the first change's value before is
-// the last set), then each config file once (its original content, with
+// runtime parameters and indexes in reverse order (the first change's
+// value before is the last set; an index is dropped), then each config
+// file once (its original content, with
 // the changes made with keep = true applied again) followed by one restart
 // through the service manager.
 func (rs restorer) restore(ctx context.Context, changes []store.Change, match func(store.Change) bool) error {
@@ -73,14 +74,23 @@ func (rs restorer) restore(ctx context.Context, changes []store.Change, match fu
 	}
 	for i := len(changes) - 1; i >= 0; i-- {
 		c := changes[i]
-		if c.Kind != store.ChangeParameter || c.State != store.ChangePending || (match != nil && !match(c)) {
+		if (c.Kind != store.ChangeParameter && c.Kind != store.ChangeIndex) || c.State != store.ChangePending || (match != nil && !match(c)) {
 			continue
 		}
-		if err := rs.restoreParameter(ctx, c); err != nil {
-			fail([]int64{c.ID}, c.Server, fmt.Errorf("setParameter %s back: %w", c.Target, err))
+		var detail string
+		var err error
+		if c.Kind == store.ChangeIndex {
+			if detail, err = rs.restoreIndex(ctx, c); err != nil {
+				err = fmt.Errorf("drop index on %s: %w", c.Target, err)
+			}
+		} else if err = rs.restoreParameter(ctx, c); err != nil {
+			err = fmt.Errorf("setParameter %s back: %w", c.Target, err)
+		}
+		if err != nil {
+			fail([]int64{c.ID}, c.Server, err)
 			continue
 		}
-		if err := rs.st.SetChangeState(ctx, []int64{c.ID}, store.ChangeRestored, ""); err != nil {
+		if err := rs.st.SetChangeState(ctx, []int64{c.ID}, store.ChangeRestored, detail); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -207,12 +217,29 @@ func (r *Run) restoreMatching(ctx context.Context, match func(store.Change) bool
 	rs := restorer{st: r.cfg.Store, logf: r.Eventf, clientFor: func(ctx context.Context, name string, info restoreInfo) (*mongo.Client, func(), error) {
 		for _, s := range r.Servers() {
 			if s.Name == name {
-				return s.Client(), func() {}, nil
+				return s.restoreClient(ctx)
 			}
 		}
 		return nil, nil, fmt.Errorf("no server %s in run %d", name, r.ID)
 	}}
 	return rs.restore(ctx, changes, match)
+}
+
+// restoreClient is a client to put back what the run changed on s: its
+// own, or, for an attached server the playbook stopped (m:stop only
+// disconnects), a new connection.
+func (s *Server) restoreClient(ctx context.Context) (*mongo.Client, func(), error) {
+	s.mu.Lock()
+	stopped := s.hs == nil && s.svc == nil && s.down
+	s.mu.Unlock()
+	if !stopped {
+		return s.Client(), func() {}, nil
+	}
+	client, err := s.run.connectDirect(ctx, s.uri, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	return client, func() { client.Disconnect(context.WithoutCancel(ctx)) }, nil
 }
 
 // RestoreRun puts back the pending changes of a run whose wtd ended
@@ -292,7 +319,8 @@ func hasPassword(uri string) bool {
 
 // ChangeWhat words what a change set and, for a parameter, its value
 // before: "cacheSizeGB=0.25" style for a config file, "name=value (was
-// before)" for a parameter.
+// before)" for a parameter, the index and its namespace for an index, the
+// command and who allowed it for a command.
 func ChangeWhat(c store.Change) string {
 	switch c.Kind {
 	case store.ChangeConfig:
@@ -314,6 +342,10 @@ func ChangeWhat(c store.Change) string {
 			before = fmt.Sprint(v)
 		}
 		return fmt.Sprintf("setParameter %s=%s (was %s)", c.Target, value, before)
+	case store.ChangeIndex:
+		return indexWhat(c)
+	case store.ChangeCommand:
+		return commandWhat(c)
 	}
 	return c.Kind + " " + c.Target
 }

@@ -53,6 +53,11 @@ type Config struct {
 	// AllowServices are the units mongod.service may restart (wtd run
 	// --allow-service, the daemon config's services:).
 	AllowServices []string
+	// AllowCommands lets m:command run commands that change a server wtd
+	// did not start (wtd run --allow-commands, the daemon config's
+	// allow_commands); each is recorded first as a change that cannot be
+	// put back. Without it only the commands that read run there.
+	AllowCommands bool
 	// Log receives the run's events as lines (may be nil).
 	Log io.Writer
 	// Errors receives failures that cannot wait for the end of the run,

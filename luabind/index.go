@@ -9,14 +9,16 @@ import (
 	"wtd/engine"
 )
 
-// m:create_index{ ns=, key=, expireAfterSeconds=, unique=, name= } -> name
+// m:create_index{ ns=, key=, expireAfterSeconds=, unique=, name=, keep= } -> name
 //
 // key is a field name ("createdAt", ascending), { field = 1 | -1 } for one
 // field, or { {"a", 1}, {"b", -1} } for a compound key in order.
 // expireAfterSeconds makes it a TTL index (a single field holding dates).
+// On a server wtd did not start the index is dropped at the end of the run
+// unless keep = true.
 func (b *binding) serverCreateIndex(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "create_index", "ns", "key", "expireAfterSeconds", "unique", "name")
+	o := checkOptions(L, 2, "create_index", "ns", "key", "expireAfterSeconds", "unique", "name", "keep")
 	var spec engine.IndexSpec
 	var ok bool
 	if spec.NS, ok = o.str("ns"); !ok {
@@ -25,6 +27,7 @@ func (b *binding) serverCreateIndex(L *lua.LState) int {
 	spec.Keys = indexKeys(o, "key")
 	spec.Name, _ = o.str("name")
 	spec.Unique, _ = o.boolean("unique")
+	spec.Keep, _ = o.boolean("keep")
 	if e, ok := o.integer("expireAfterSeconds"); ok {
 		spec.ExpireAfterSeconds = &e
 	}

@@ -325,7 +325,9 @@ func (b *binding) serverStatus(L *lua.LState) int {
 //
 // The first form runs { name: args[name] or 1, <the other args, sorted> }
 // on db ("admin" by default); the second a command of exactly one key on
-// admin. Whole numbers are sent as int32 (int64 when larger).
+// admin. Whole numbers are sent as int32 (int64 when larger). On a server
+// wtd did not start only commands that read run, unless the operator
+// allowed the others (see engine.Server.PlaybookCommand).
 func (b *binding) serverCommand(L *lua.LState) int {
 	s := checkServer(L, 1)
 	var cmd bson.D
@@ -364,7 +366,7 @@ func (b *binding) serverCommand(L *lua.LState) int {
 	default:
 		L.ArgError(2, "command name or { name = value } expected")
 	}
-	reply, err := s.CommandDB(b.ctx, db, cmd)
+	reply, err := s.PlaybookCommand(b.ctx, db, cmd)
 	if err != nil {
 		b.raise(L, "command "+cmd[0].Key, err)
 	}

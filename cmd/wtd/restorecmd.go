@@ -15,8 +15,9 @@ func newRestoreCmd(env Env, stores storeOpener) *cobra.Command {
 		Short: "Put back what a run changed on a server and has not put back yet",
 		Long: `Restore puts back what a run changed on servers wtd did not start: a service's
 config file (its original content, then one restart through its service
-manager) and runtime setParameter/reconfigure changes (the values read before
-each change). A run does this itself at its end; every wtd command that opens
+manager), runtime setParameter/reconfigure changes (the values read before
+each change) and the indexes m:create_index made (dropped). A command the
+operator let m:command run (--allow-commands) cannot be put back. A run does this itself at its end; every wtd command that opens
 the results database does it for runs whose wtd was killed. Restore does it on
 demand, e.g. after a restore that failed. A run still going on is refused.
 
@@ -75,6 +76,15 @@ func describeChange(c store.Change) string {
 		if c.Detail != "" {
 			state += ": " + c.Detail
 		}
+	case store.ChangeIrreversible:
+		line := fmt.Sprintf("%s not restorable: %s", c.Server, what)
+		if c.Detail != "" {
+			line += "; " + c.Detail
+		}
+		return line
+	}
+	if c.State == store.ChangeRestored && c.Detail != "" {
+		state += " (" + c.Detail + ")"
 	}
 	return fmt.Sprintf("%s %s: %s", c.Server, what, state)
 }

@@ -28,6 +28,8 @@ type runFlags struct {
 	allowDirs []string
 	// allowServices are the units mongod.service may restart.
 	allowServices []string
+	// allowCommands lets m:command change servers wtd did not start.
+	allowCommands bool
 }
 
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -59,6 +61,13 @@ mongod.service (a mongod a service manager runs from its config file) needs
 --allow-service UNIT: what the run changes there is put back at its end (see
 the README, "Tuning a mongod you already run").
 
+On a server wtd did not start (mongod.connect, mongod.service), m:command runs
+only commands that read (serverStatus, find, aggregate without $out/$merge,
+...); the others are refused, naming the method that wtd puts back
+(m:set_parameter, m:reconfigure, m:create_index). --allow-commands lets them
+run: each is recorded first as a change wtd cannot put back (wtd show lists
+it as not restorable).
+
 Which server binary mongod.start runs: --mongod, else $WTD_MONGOD, else mongod
 on PATH, else minimongod next to the wtd binary or on PATH.
 
@@ -89,6 +98,7 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 	cmd.Flags().BoolVar(&f.noWait, "no-wait", false, "exit 3 at once when another experiment holds the host's lock, instead of waiting")
 	addAllowDirFlag(cmd, &f.allowDirs)
 	cmd.Flags().StringArrayVar(&f.allowServices, "allow-service", nil, "a service unit mongod.service may restart through its service manager (its config is put back at the end), repeatable")
+	cmd.Flags().BoolVar(&f.allowCommands, "allow-commands", false, "let m:command run commands that change a server wtd did not start (each recorded as a change that cannot be put back)")
 	return cmd
 }
 
@@ -175,8 +185,8 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	defer progress.close()
 	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
-		AllowServices: f.allowServices,
-		Log:           progress.logWriter(), Errors: env.Stderr},
+		AllowServices: f.allowServices, AllowCommands: f.allowCommands,
+		Log: progress.logWriter(), Errors: env.Stderr},
 		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}

@@ -38,13 +38,17 @@ type runDoc struct {
 
 // changeDoc is what a run changed on a server it did not start.
 type changeDoc struct {
-	Server     string     `json:"server"`
-	Kind       string     `json:"kind"`   // config or parameter
-	Target     string     `json:"target"` // the config file or the parameter
-	Before     string     `json:"before,omitempty"`
-	Change     string     `json:"change"`
-	Keep       bool       `json:"keep"`
-	State      string     `json:"state"` // pending, restored, kept
+	Server string `json:"server"`
+	Kind   string `json:"kind"`   // config, parameter, index or command
+	Target string `json:"target"` // the config file, the parameter, the index's db.collection, the command
+	Before string `json:"before,omitempty"`
+	Change string `json:"change"`
+	Keep   bool   `json:"keep"`
+	State  string `json:"state"` // pending, restored, kept, irreversible
+	// Restorable is false for a change wtd cannot put back (a command
+	// the operator allowed m:command to run).
+	Restorable bool       `json:"restorable"`
+	What       string     `json:"what"` // the change in words, as wtd show prints it
 	MadeAt     time.Time  `json:"made_at"`
 	RestoredAt *time.Time `json:"restored_at"`
 	Detail     string     `json:"detail,omitempty"`
@@ -140,7 +144,7 @@ func showDocument(rec *engine.RunRecord) showDoc {
 	}
 	for _, c := range rec.Changes {
 		cd := changeDoc{Server: c.Server, Kind: c.Kind, Target: c.Target, Before: c.Before, Change: c.Change, Keep: c.Keep,
-			State: c.State, MadeAt: c.MadeAt, Detail: c.Detail}
+			State: c.State, Restorable: c.State != store.ChangeIrreversible, What: engine.ChangeWhat(c), MadeAt: c.MadeAt, Detail: c.Detail}
 		if !c.RestoredAt.IsZero() {
 			at := c.RestoredAt
 			cd.RestoredAt = &at

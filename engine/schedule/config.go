@@ -51,6 +51,9 @@ type Config struct {
 	// Services are the units mongod.service may restart (wtd run's
 	// --allow-service).
 	Services []string
+	// AllowCommands lets m:command change servers wtd did not start (wtd
+	// run's --allow-commands).
+	AllowCommands bool
 	// SampleInterval is the runs' sampling period (default 1s).
 	SampleInterval time.Duration
 	Schedules      []Schedule
@@ -131,7 +134,7 @@ func ParseConfig(path string, text []byte) (Config, error) {
 		return cfg, nil
 	}
 	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "api_max_connections", "db", "mongod",
-		"allow_dirs", "services", "sample_interval", "schedules", "windows")
+		"allow_dirs", "services", "allow_commands", "sample_interval", "schedules", "windows")
 	if err != nil {
 		return Config{}, err
 	}
@@ -179,6 +182,11 @@ func (c *Config) readTop(top map[string]node) error {
 	var err error
 	if n, ok := top["allow_remote"]; ok {
 		if c.AllowRemote, err = n.boolean("allow_remote"); err != nil {
+			return err
+		}
+	}
+	if n, ok := top["allow_commands"]; ok {
+		if c.AllowCommands, err = n.boolean("allow_commands"); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ db: state/wtd.db
 mongod: /usr/bin/mongod
 sample_interval: 500ms
 services: [mongod, mongod-archive]
+allow_commands: true
 schedules:
   - name: nightly-cache-sweep
     cron: "CRON_TZ=Europe/Berlin 0 2 * * *"
@@ -50,6 +51,15 @@ func TestParseConfig(t *testing.T) {
 	}
 	if _, err := ParseConfig(path, []byte("services: [\"--now\"]\n")); err == nil || !strings.Contains(err.Error(), "not a unit name") {
 		t.Errorf("a service named like a flag: %v", err)
+	}
+	if !cfg.AllowCommands {
+		t.Error("allow_commands: true was not read")
+	}
+	if c, err := ParseConfig(path, []byte("listen: 127.0.0.1:7071\n")); err != nil || c.AllowCommands {
+		t.Errorf("without allow_commands: %v, %v; want commands refused", c.AllowCommands, err)
+	}
+	if _, err := ParseConfig(path, []byte("allow_commands: yes please\n")); err == nil || !strings.Contains(err.Error(), "allow_commands") {
+		t.Errorf("allow_commands that is not a boolean: %v", err)
 	}
 	s := cfg.Schedules[0]
 	if s.Playbook != "/etc/wtd/playbooks/cache_sweep.lua" || s.Timeout != 2*time.Hour || s.CatchUp != 6*time.Hour {
