@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"wtd/minimongod/mlog"
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/options"
+	"wtd/minimongod/wt"
 )
 
 // param is one server parameter (getParameter / setParameter /
@@ -110,17 +112,41 @@ func (p *params) ttl() (enabled bool, secs int64) {
 	return
 }
 
-// reconfigure hands wiredTigerEngineRuntimeConfig to WiredTiger.
+// reconfigure hands wiredTigerEngineRuntimeConfig to WiredTiger. A
+// refusal is mongod's BadValue "WiredTiger reconfiguration failed with
+// error code (N): <strerror>", followed by what WiredTiger said was wrong.
 func (p *params) reconfigure(cfg string) error {
 	if err := p.s.conn.Reconfigure(cfg); err != nil {
-		msg := err.Error()
-		if i := strings.Index(msg, "WT_CONNECTION.reconfigure: "); i >= 0 {
-			msg = msg[i+len("WT_CONNECTION.reconfigure: "):]
+		code, detail := 0, err.Error()
+		var we *wt.Error
+		if errors.As(err, &we) {
+			code, detail = we.Code, reconfigureDetail(we)
+		}
+		msg := fmt.Sprintf("WiredTiger reconfiguration failed with error code (%d): %s", code, wt.ErrorText(code))
+		if detail != "" {
+			msg += ": " + detail
 		}
 		return mongoerr.New(mongoerr.CodeBadValue, "%s", msg)
 	}
 	p.s.log.Info("STORAGE", 22376, "conn", "Reconfiguring", mlog.A("newConfig", cfg))
 	return nil
+}
+
+// reconfigureDetail is WiredTiger's message for a failed reconfigure
+// without its timestamp, thread, call and source-line prefixes and without
+// the error text at its end: "unknown configuration key: 'x'".
+func reconfigureDetail(e *wt.Error) string {
+	msg := e.Message
+	if _, after, ok := strings.Cut(msg, "WT_CONNECTION.reconfigure: "); ok {
+		msg = after
+	}
+	// "__statlog_config, 171: ..." names the function and line.
+	if where, rest, ok := strings.Cut(msg, ": "); ok {
+		if _, line, ok := strings.Cut(where, ", "); ok && line != "" && strings.Trim(line, "0123456789") == "" {
+			msg = rest
+		}
+	}
+	return strings.TrimSuffix(msg, ": "+wt.ErrorText(e.Code))
 }
 
 func badType(name string, v bsoncore.Value) error {

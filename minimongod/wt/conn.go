@@ -38,8 +38,13 @@ func (c *Conn) Close(config string) error {
 }
 
 // Reconfigure changes runtime settings (WT_CONNECTION::reconfigure). The
-// error carries WiredTiger's message.
+// error carries WiredTiger's message. Keys that would crash WiredTiger
+// 3.2.1 when changed at runtime (operation_tracking) are refused with
+// EINVAL before WiredTiger sees them.
 func (c *Conn) Reconfigure(config string) error {
+	if err := checkRuntimeConfig(config); err != nil {
+		return err
+	}
 	cfg := cstr(config)
 	defer free(cfg)
 	errbuf := make([]byte, 1024)

@@ -182,3 +182,18 @@ int64_t wtd_stats_dump(WT_SESSION *s, const char *uri, char *buf, int64_t buflen
 }
 
 const char *wtd_strerror(int code) { return wiredtiger_strerror(code); }
+
+int wtd_config_parser_open(const char *config, size_t len, WT_CONFIG_PARSER **pp) {
+	return wiredtiger_config_parser_open(NULL, config, len, pp);
+}
+wtd_config_key wtd_config_next_key(WT_CONFIG_PARSER *p, const char *config) {
+	WT_CONFIG_ITEM k, v;
+	wtd_config_key out = {0, 0, 0};
+	out.ret = p->next(p, &k, &v);
+	if (out.ret == 0) {
+		out.off = (size_t)(k.str - config);
+		out.len = k.len;
+	}
+	return out;
+}
+void wtd_config_parser_close(WT_CONFIG_PARSER *p) { p->close(p); }

@@ -53,4 +53,17 @@ wtd_kv wtd_cursor_get(WT_CURSOR *c, int with_value);
 int64_t wtd_stats_dump(WT_SESSION *s, const char *uri, char *buf, int64_t buflen, int *err);
 
 const char *wtd_strerror(int code);
+
+/* wtd_config_key is the next top-level key of a configuration string, as an
+ * offset and length into the string the parser was opened on; ret is
+ * WT_NOTFOUND after the last key, or WiredTiger's error. */
+typedef struct {
+	int ret;
+	size_t off;
+	size_t len;
+} wtd_config_key;
+
+int wtd_config_parser_open(const char *config, size_t len, WT_CONFIG_PARSER **pp);
+wtd_config_key wtd_config_next_key(WT_CONFIG_PARSER *p, const char *config);
+void wtd_config_parser_close(WT_CONFIG_PARSER *p);
 #endif
