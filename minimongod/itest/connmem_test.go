@@ -13,19 +13,25 @@ import (
 )
 
 // rssBytes returns the resident set size of process pid.
-func rssBytes(t testing.TB, pid int) int64 {
+func rssBytes(t testing.TB, pid int) int64 { return procStatusBytes(t, pid, "VmRSS") }
+
+// peakRSSBytes returns the largest resident set size process pid has had.
+func peakRSSBytes(t testing.TB, pid int) int64 { return procStatusBytes(t, pid, "VmHWM") }
+
+// procStatusBytes reads a size in kB from /proc/PID/status (VmRSS, VmHWM).
+func procStatusBytes(t testing.TB, pid int, field string) int64 {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb := must(strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64))(t)
 			return kb << 10
 		}
 	}
-	t.Fatal("no VmRSS")
+	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
 

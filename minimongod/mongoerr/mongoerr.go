@@ -19,6 +19,7 @@ const (
 	CodeBadValue               = 2
 	CodeNoSuchKey              = 4
 	CodeFailedToParse          = 9
+	CodeOverflow               = 15
 	CodeTypeMismatch           = 14
 	CodeInvalidLength          = 16
 	CodeIllegalOperation       = 20
@@ -62,11 +63,16 @@ const (
 	// MaxBSONObjectSize is the largest document a write may store
 	// (wire.MaxBSONObjectSize, the hello reply's maxBsonObjectSize).
 	MaxBSONObjectSize = 16 * 1024 * 1024
+	// MaxStorageDepth is how deep a stored document may nest, the
+	// top-level document counting as the first level, as mongod's
+	// BSONDepth::getMaxDepthForUserStorage (200 less 20 kept for the
+	// server's own wrapping).
+	MaxStorageDepth = 180
 )
 
 var names = map[int32]string{
 	1: "InternalError", 2: "BadValue", 4: "NoSuchKey", 8: "UnknownError", 9: "FailedToParse",
-	14: "TypeMismatch", 16: "InvalidLength", 17: "ProtocolError", 20: "IllegalOperation",
+	14: "TypeMismatch", 15: "Overflow", 16: "InvalidLength", 17: "ProtocolError", 20: "IllegalOperation",
 	22: "InvalidBSON", 26: "NamespaceNotFound", 27: "IndexNotFound", 28: "PathNotViable",
 	30: "InvalidPath", 40: "ConflictingUpdateOperators", 43: "CursorNotFound", 48: "NamespaceExists",
 	50: "MaxTimeMSExpired", 52: "DollarPrefixedFieldName", 53: "InvalidIdField", 59: "CommandNotFound",

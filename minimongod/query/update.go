@@ -1,7 +1,6 @@
 package query
 
 import (
-	"slices"
 	"strings"
 	"wtd/minimongod/rawbson"
 
@@ -190,7 +189,7 @@ func checkUpdatePath(path string) error {
 	if path == "" {
 		return mongoerr.New(mongoerr.CodeFailedToParse, "An empty update path is not valid.")
 	}
-	if slices.Contains(strings.Split(path, "."), "") {
+	if path[0] == '.' || path[len(path)-1] == '.' || strings.Contains(path, "..") {
 		return mongoerr.New(codeEmptyFieldName,
 			"The update path '%s' contains an empty field name, which is not allowed.", path)
 	}

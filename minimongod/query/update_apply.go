@@ -17,6 +17,7 @@ type applyCtx struct {
 	doc     []byte           // the original document
 	renamed []bsoncore.Value // $rename source values (Type 0: missing)
 	now     time.Time
+	level   int // the level of the elements being written, top-level ones 1
 }
 
 // idText renders the document's _id as mongod does in messages: {_id: 1}.
@@ -33,7 +34,9 @@ func (c *applyCtx) idText() string {
 func (u *Update) Apply(doc bson.Raw) (out bson.Raw, changed bool, err error) {
 	if u.isRepl {
 		id, ok := lookupField(doc, "_id")
-		out, err = replaceWithID(u.replacement, id, ok)
+		if out, err = replaceWithID(u.replacement, id, ok); err == nil {
+			err = checkStorageDepth(out)
+		}
 	} else {
 		out, err = u.applyTree(doc, u.tree)
 	}
@@ -54,7 +57,11 @@ func (u *Update) UpsertBase(filter bson.Raw) (bson.Raw, error) {
 	}
 	if u.isRepl {
 		id, ok := lookupField(base, "_id")
-		return replaceWithID(u.replacement, id, ok)
+		out, err := replaceWithID(u.replacement, id, ok)
+		if err != nil {
+			return nil, err
+		}
+		return out, checkStorageDepth(out)
 	}
 	out, err := u.applyTree(base, u.upsertTree)
 	if err != nil {
@@ -84,6 +91,31 @@ func (u *Update) applyTree(doc []byte, tree *updNode) (bson.Raw, error) {
 		}
 	}
 	return out, nil
+}
+
+// errTooDeep is mongod's refusal of an update whose result nests deeper
+// than a stored document may (storage_validation::storageValid).
+var errTooDeep = mongoerr.New(mongoerr.CodeOverflow, "Document exceeds maximum nesting depth of %d", mongoerr.MaxStorageDepth)
+
+// checkStorageDepth refuses a whole new document (a replacement) nesting
+// deeper than mongoerr.MaxStorageDepth.
+func checkStorageDepth(doc []byte) error {
+	if rawbson.Nesting(bsoncore.Value{Type: bsoncore.TypeEmbeddedDocument, Data: doc}, mongoerr.MaxStorageDepth) > mongoerr.MaxStorageDepth {
+		return errTooDeep
+	}
+	return nil
+}
+
+// checkWrittenDepth refuses value v written at level (top-level fields
+// are at level 1) when it puts elements deeper than
+// mongoerr.MaxStorageDepth, as mongod checks each element an update changes.
+func checkWrittenDepth(level int, v bsoncore.Value) error {
+	room := mongoerr.MaxStorageDepth - level
+	// A level of nesting takes at least 7 bytes: most values need no walk.
+	if room < 0 || len(v.Data)/7 > room && rawbson.Nesting(v, room) > room {
+		return errTooDeep
+	}
+	return nil
 }
 
 // sameValue reports whether two values are bytewise identical.
@@ -143,6 +175,8 @@ func moveIDFirst(doc []byte) bson.Raw {
 // applyDoc appends doc with the subtree n applied; new fields follow the
 // existing ones in n's order.
 func applyDoc(dst, doc []byte, n *updNode, ctx *applyCtx) ([]byte, error) {
+	ctx.level++
+	defer func() { ctx.level-- }()
 	idx, dst := bsoncore.AppendDocumentStart(dst)
 	seen := make([]bool, len(n.kids))
 	it := rawbson.NewIter(doc)
@@ -178,6 +212,9 @@ func applyDoc(dst, doc []byte, n *updNode, ctx *applyCtx) ([]byte, error) {
 func applyChild(dst []byte, key string, cur bsoncore.Value, present bool, c *updNode, ctx *applyCtx, inArray bool) ([]byte, error) {
 	if c.op != nil {
 		nv, keep, err := c.op.apply(cur, present, ctx)
+		if err == nil && keep && (!present || !sameValue(cur, nv)) {
+			err = checkWrittenDepth(ctx.level, nv)
+		}
 		switch {
 		case err != nil:
 			return nil, err
@@ -244,6 +281,8 @@ func applyArray(dst []byte, key string, cur bsoncore.Value, c *updNode, ctx *app
 				"Cannot create field '%s' in element {%s}", name, formatElem(key, cur))
 		}
 	}
+	ctx.level++
+	defer func() { ctx.level-- }()
 	dst = appendHeader(dst, bsoncore.TypeArray, key)
 	idx, dst := bsoncore.AppendArrayStart(dst)
 	seen := make([]bool, len(c.kids))

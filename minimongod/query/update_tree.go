@@ -23,13 +23,25 @@ func (c conflict) Error() string { return "conflict at " + c.at }
 
 func newUpdNode() *updNode { return &updNode{index: map[string]int{}} }
 
+// maxPathNodes bounds the depth of an update's path tree. No stored
+// document is more than 200 levels deep (the wire limit), so the parts of
+// a path past its 200th cannot name an existing field: they stay together,
+// dots and all, as the name of one leaf, and a path of 500,000 parts costs
+// 201 nodes, not 500,000.
+const maxPathNodes = 201
+
 // insert places op at its path, failing when it overlaps another op.
 func (n *updNode) insert(op *updateOp) error {
-	comps := strings.Split(op.path, ".")
+	comps := strings.SplitN(op.path, ".", maxPathNodes)
 	cur := n
 	for i, c := range comps {
 		if cur.op != nil {
 			return conflict{at: strings.Join(comps[:i], ".")}
+		}
+		if i == maxPathNodes-1 {
+			if err := cur.tailConflict(comps, op.path); err != nil {
+				return err
+			}
 		}
 		cur = cur.child(c)
 	}
@@ -44,6 +56,22 @@ func (n *updNode) insert(op *updateOp) error {
 			cur = cur.kids[cur.index[c]]
 		}
 		cur.creates = true
+	}
+	return nil
+}
+
+// tailConflict reports the overlap of the last of comps, a leaf name that
+// may hold dots, with a leaf already at n whose name is a dotted prefix of
+// it or has it as one.
+func (n *updNode) tailConflict(comps []string, path string) error {
+	last := comps[len(comps)-1]
+	for _, name := range n.names {
+		switch {
+		case isPathPrefix(name, last):
+			return conflict{at: strings.Join(comps[:len(comps)-1], ".") + "." + name}
+		case isPathPrefix(last, name):
+			return conflict{at: path}
+		}
 	}
 	return nil
 }

@@ -79,3 +79,51 @@ func RegexParts(data []byte) (pattern, options []byte) {
 	}
 	return pattern, rest[:j]
 }
+
+// Nesting returns how many levels of documents and arrays hold elements
+// below value v, stopping once it passes limit, at least 0 (the
+// answer is then limit+1): 0 for a scalar or an empty document, 1 for {a: 1} and for
+// {a: {}}, 2 for {a: {b: 1}}. Update paths are checked with it: an element
+// at level L whose value nests N levels puts elements at level L+N.
+func Nesting(v bsoncore.Value, limit int) int {
+	if v.Type != bsoncore.TypeEmbeddedDocument && v.Type != bsoncore.TypeArray {
+		return 0
+	}
+	deepest, it := 0, NewIter(v.Data)
+	for {
+		_, c, ok := it.Next()
+		if !ok {
+			return deepest
+		}
+		if limit < 1 {
+			return limit + 1
+		}
+		deepest = max(deepest, 1+Nesting(c, limit-1))
+		if deepest > limit {
+			return limit + 1
+		}
+	}
+}
+
+// Levels returns how many levels of documents and arrays doc spans, doc
+// itself the first and an empty one counting as a level, stopping once it
+// passes limit (the answer is then limit+1): 1 for {} and {a: 1}, 2 for
+// {a: {}}. Inserted documents are checked with it.
+func Levels(doc []byte, limit int) int {
+	if limit < 1 {
+		return 1
+	}
+	deepest, it := 1, NewIter(doc)
+	for {
+		_, c, ok := it.Next()
+		if !ok {
+			return deepest
+		}
+		if c.Type == bsoncore.TypeEmbeddedDocument || c.Type == bsoncore.TypeArray {
+			deepest = max(deepest, 1+Levels(c.Data, limit-1))
+			if deepest > limit {
+				return limit + 1
+			}
+		}
+	}
+}

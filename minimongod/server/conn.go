@@ -228,6 +228,10 @@ func (c *clientConn) run(req *request) (doc []byte, closeAfter bool) {
 		c.s.stats.commandFailed.Add(1)
 		return c.errorReply(err), false
 	}
+	if err := checkDBName(req.db); err != nil {
+		c.s.stats.commandFailed.Add(1)
+		return c.errorReply(err), false
+	}
 	if cmd.adminOnly && req.db != "admin" {
 		return c.errorReply(mongoerr.New(13, "%s may only be run against the admin database.", req.name)), false
 	}

@@ -5,6 +5,7 @@ import (
 
 	"wtd/minimongod/mongoerr"
 	"wtd/minimongod/query"
+	"wtd/minimongod/rawbson"
 )
 
 // checkInsertSize refuses a document to insert over the 16 MiB BSON limit,
@@ -12,6 +13,16 @@ import (
 func checkInsertSize(doc []byte) error {
 	if len(doc) > mongoerr.MaxBSONObjectSize {
 		return mongoerr.New(mongoerr.CodeBSONObjectTooLarge, "object to insert too large. size in bytes: %d, max size: %d", len(doc), mongoerr.MaxBSONObjectSize)
+	}
+	return nil
+}
+
+// checkInsertDepth refuses a document to insert that spans more levels of
+// documents and arrays than a stored document may, with mongod's code and
+// message (fixDocumentForInsert).
+func checkInsertDepth(doc []byte) error {
+	if rawbson.Levels(doc, mongoerr.MaxStorageDepth) > mongoerr.MaxStorageDepth {
+		return mongoerr.New(mongoerr.CodeOverflow, "cannot insert document because it exceeds %d levels of nesting", mongoerr.MaxStorageDepth)
 	}
 	return nil
 }

@@ -16,9 +16,23 @@ const profileCollection = "system.profile"
 // maxNamespaceLen is the longest "db.collection" mongod 4.4 accepts.
 const maxNamespaceLen = 255
 
+// maxDBNameLen is the longest database name mongod accepts.
+const maxDBNameLen = 63
+
+// checkDBName refuses, as mongod refuses any command on it, a database
+// name that is empty, longer than maxDBNameLen bytes or holds a character
+// mongod does not allow ('$' is allowed here; names to write to are
+// checked further by checkCollName).
+func checkDBName(db string) error {
+	if db == "" || len(db) > maxDBNameLen || strings.ContainsAny(db, "/\\. \"\x00") {
+		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid database name: '%s'", db)
+	}
+	return nil
+}
+
 // checkCollName checks db and collection names as mongod does.
 func checkCollName(db, name string) error {
-	if db == "" || strings.ContainsAny(db, "/\\. \"$") {
+	if db == "" || len(db) > maxDBNameLen || strings.ContainsAny(db, "/\\. \"$") {
 		return mongoerr.New(mongoerr.CodeInvalidNamespace, "Invalid database name: '%s'", db)
 	}
 	if name == "" || strings.Contains(name, "$") || strings.HasPrefix(name, ".") || strings.ContainsRune(name, 0) {
@@ -68,25 +82,45 @@ func (c *clientConn) ensureCollection(db, name string) (*storage.Collection, err
 	return c.s.eng.EnsureCollection(db, name)
 }
 
-// checkTopLevelFields refuses $-prefixed top-level field names in a
-// document to insert, as mongod does.
-func checkTopLevelFields(doc bson.Raw) error {
+// checkTopLevelFields refuses, as mongod does, a document to insert with
+// a $-prefixed top-level field name, an _id that is an array, a regex or
+// undefined, or two _id fields; hasID reports whether it has one.
+func checkTopLevelFields(doc bson.Raw) (hasID bool, err error) {
 	// One walk over the top-level elements, with no allocation: this runs
 	// for every inserted document.
 	n, rest, ok := bsoncore.ReadLength(doc)
 	if !ok || n < 5 || int(n) > len(doc) {
-		return mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
+		return false, mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
 	}
 	rest = rest[:n-5]
 	for len(rest) > 0 {
 		el, r, ok := bsoncore.ReadElement(rest)
 		if !ok {
-			return mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
+			return false, mongoerr.New(mongoerr.CodeInvalidBSON, "invalid document: corrupted top-level element")
 		}
-		if k := el.KeyBytes(); len(k) > 0 && k[0] == '$' {
-			return mongoerr.New(mongoerr.CodeBadValue, "Document can't have $ prefixed field names: %s", k)
+		k := el.KeyBytes()
+		if len(k) > 0 && k[0] == '$' {
+			return false, mongoerr.New(mongoerr.CodeBadValue, "Document can't have $ prefixed field names: %s", k)
+		}
+		if string(k) == "_id" {
+			if err := checkIDType(bsoncore.Type(el[0])); err != nil {
+				return false, err
+			}
+			if hasID {
+				return false, mongoerr.New(mongoerr.CodeBadValue, "can't have multiple _id fields in one document")
+			}
+			hasID = true
 		}
 		rest = r
+	}
+	return hasID, nil
+}
+
+// checkIDType refuses the _id types mongod does not store.
+func checkIDType(t bsoncore.Type) error {
+	switch t {
+	case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
+		return mongoerr.New(mongoerr.CodeInvalidIDField, "The '_id' value cannot be of type %s", typeName(t))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -94,28 +95,28 @@ func isInterrupted(err error) bool {
 var errCollectionGone = errors.New("collection dropped")
 
 // prepareInsert gives doc an _id (an ObjectId first, as mongod does) and
-// checks it.
+// checks it, in the order of mongod's fixDocumentForInsert: size, nesting,
+// then the top-level fields.
 func prepareInsert(doc bson.Raw) (bson.Raw, error) {
 	if err := checkInsertSize(doc); err != nil {
 		return nil, err
 	}
-	if err := checkTopLevelFields(doc); err != nil {
+	if err := checkInsertDepth(doc); err != nil {
 		return nil, err
 	}
-	id, err := bsoncore.Document(doc).LookupErr("_id")
+	hasID, err := checkTopLevelFields(doc)
 	if err != nil {
-		out := make([]byte, 0, len(doc)+17)
-		idx, out := bsoncore.AppendDocumentStart(out)
-		out = bsoncore.AppendObjectIDElement(out, "_id", bson.NewObjectID())
-		out = append(out, doc[4:len(doc)-1]...)
-		out, _ = bsoncore.AppendDocumentEnd(out, idx)
-		return out, checkInsertSize(out)
+		return nil, err
 	}
-	switch id.Type {
-	case bsoncore.TypeArray, bsoncore.TypeRegex, bsoncore.TypeUndefined:
-		return nil, mongoerr.New(mongoerr.CodeInvalidIDField, "The '_id' value cannot be of type %s", typeName(id.Type))
+	if hasID {
+		return doc, nil
 	}
-	return doc, nil
+	out := make([]byte, 0, len(doc)+17)
+	idx, out := bsoncore.AppendDocumentStart(out)
+	out = bsoncore.AppendObjectIDElement(out, "_id", bson.NewObjectID())
+	out = append(out, doc[4:len(doc)-1]...)
+	out, _ = bsoncore.AppendDocumentEnd(out, idx)
+	return out, checkInsertSize(out)
 }
 
 func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
@@ -137,7 +138,9 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	var errs []writeError
+	// prepared[j] is docs[at[j]], ready to insert.
 	prepared := make([]bson.Raw, 0, len(docs))
+	at := make([]int, 0, len(docs))
 	for i, d := range docs {
 		p, err := prepareInsert(d)
 		if err != nil {
@@ -147,7 +150,7 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 			}
 			continue
 		}
-		prepared = append(prepared, p)
+		prepared, at = append(prepared, p), append(at, i)
 	}
 	n := 0
 	if len(errs) == 0 {
@@ -168,18 +171,24 @@ func cmdInsert(c *clientConn, req *request, dst []byte) ([]byte, error) {
 		}
 	}
 	// One document per transaction, to report each failure in its place.
-	for i, d := range prepared {
+	for j, d := range prepared {
 		if err := c.writeTxn(sync, func() error { return coll.Insert(c.sess, d) }); err != nil {
 			if isInterrupted(err) {
 				return nil, err
 			}
-			errs = append(errs, writeError{i, err})
+			errs = append(errs, writeError{at[j], err})
 			if ordered {
 				break
 			}
 			continue
 		}
 		n++
+	}
+	// A refused document and a failed insert before it: an ordered insert
+	// stopped at the first.
+	slices.SortFunc(errs, func(a, b writeError) int { return a.index - b.index })
+	if ordered && len(errs) > 1 {
+		errs = errs[:1]
 	}
 	c.s.stats.opInsert.Add(int64(n))
 	c.s.stats.docInserted.Add(int64(n))
