@@ -212,22 +212,17 @@ func (op *updateOp) addToSet(cur bsoncore.Value, present bool) (bsoncore.Value, 
 		}
 		vals = arrayValues(cur)
 	}
+	set := newValueSet(len(vals) + len(op.each))
+	for _, v := range vals {
+		set.add(v)
+	}
 	for _, e := range op.each {
-		if !containsValue(vals, e) {
+		if !set.contains(e) {
 			vals = append(vals, e)
+			set.add(e)
 		}
 	}
 	return buildArray(vals), true, nil
-}
-
-// containsValue reports whether vals holds a value equal to v.
-func containsValue(vals []bsoncore.Value, v bsoncore.Value) bool {
-	for _, x := range vals {
-		if Compare(x, v) == 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // remove applies $pop, $pull and $pullAll; missing fields stay missing.
@@ -256,7 +251,11 @@ func (op *updateOp) remove(cur bsoncore.Value, present bool) (bsoncore.Value, bo
 		vals = filterValues(vals, op.pull.match)
 	default:
 		drop := arrayValues(op.arg)
-		vals = filterValues(vals, func(v bsoncore.Value) bool { return containsValue(drop, v) })
+		set := newValueSet(len(drop))
+		for _, d := range drop {
+			set.add(d)
+		}
+		vals = filterValues(vals, set.contains)
 	}
 	return buildArray(vals), true, nil
 }
