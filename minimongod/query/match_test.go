@@ -174,6 +174,11 @@ func TestCompileErrors(t *testing.T) {
 		{`{"a": {"$gt": 1, "b": 2}}`, 2, "unknown operator: b"},
 		{`{"a": {"$options": "i"}}`, 2, "$options needs a $regex"},
 		{`{"a": {"$regex": "("}}`, 51091, ""},
+		// PCRE-only syntax, as the README lists it.
+		{`{"a": {"$regex": "a(?=b)"}}`, 51091, "Regular expression is invalid: error parsing regexp: invalid or unsupported Perl syntax: `(?=`"},
+		{`{"a": {"$regex": "(a)\\1"}}`, 51091, "Regular expression is invalid: error parsing regexp: invalid escape sequence: `\\1`"},
+		{`{"a": {"$in": [{"$regularExpression": {"pattern": "(?<!a)b", "options": ""}}]}}`, 51091, ""},
+		{`{"a": {"$not": {"$regex": "(?>a)"}}}`, 51091, ""},
 		{`{"a": {"$size": "x"}}`, 2, "$size needs a number"},
 		{`{"a": {"$type": "nope"}}`, 2, "Unknown type name alias: nope"},
 		{`{"a": {"$mod": [0, 1]}}`, 2, "divisor cannot be 0"},
