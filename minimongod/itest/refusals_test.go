@@ -52,19 +52,6 @@ func TestDuplicateIDRefused(t *testing.T) {
 	if n := must(c.CountDocuments(ctx, bson.D{}))(t); n != 0 {
 		t.Fatalf("%d documents stored, want none", n)
 	}
-	// Unordered: the refusal and a later duplicate key are reported at
-	// their own indexes, and the good documents are stored.
-	res, err := c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 1}}, twoIDs, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}},
-		options.InsertMany().SetOrdered(false))
-	var bwe mongo.BulkWriteException
-	if !errorsAs(err, &bwe) || len(bwe.WriteErrors) != 2 ||
-		bwe.WriteErrors[0].Index != 1 || bwe.WriteErrors[0].Code != 2 ||
-		bwe.WriteErrors[1].Index != 2 || bwe.WriteErrors[1].Code != 11000 {
-		t.Errorf("unordered batch: %v %v, want index 1 code 2 and index 2 code 11000", res, err)
-	}
-	if n := must(c.CountDocuments(ctx, bson.D{}))(t); n != 2 {
-		t.Errorf("%d documents stored, want 2 (_id 1 and 2)", n)
-	}
 	// Other repeated names are kept, both of them, in their order.
 	s.run(t, "test", bson.D{{Key: "insert", Value: "dup"}, {Key: "documents", Value: bson.A{
 		bson.D{{Key: "_id", Value: 10}, {Key: "a", Value: 1}, {Key: "a", Value: 2}}}}})
@@ -72,6 +59,43 @@ func TestDuplicateIDRefused(t *testing.T) {
 	elems := must(raw.Elements())(t)
 	if len(elems) != 3 || elems[1].Key() != "a" || elems[1].Value().Int32() != 1 || elems[2].Key() != "a" || elems[2].Value().Int32() != 2 {
 		t.Errorf("stored %v, want {_id: 10, a: 1, a: 2}", raw)
+	}
+}
+
+// TestInsertErrorsInTheirPlace checks that the write errors of an insert
+// name the documents they are about when some documents are refused before
+// any is inserted and a later one then fails to insert.
+func TestInsertErrorsInTheirPlace(t *testing.T) {
+	t.Parallel()
+	s := start(t)
+	for _, refused := range []bson.D{
+		{{Key: "$x", Value: 1}},
+		{{Key: "_id", Value: 3}, {Key: "_id", Value: 4}},
+	} {
+		c := s.db("test").Collection("place")
+		noErr(t, c.Drop(ctx))
+		// Unordered: the refusal and the later duplicate key each at its
+		// index, and the good documents stored.
+		docs := []any{bson.D{{Key: "_id", Value: 1}}, refused, bson.D{{Key: "_id", Value: 1}}, bson.D{{Key: "_id", Value: 2}}}
+		_, err := c.InsertMany(ctx, docs, options.InsertMany().SetOrdered(false))
+		var bwe mongo.BulkWriteException
+		if !errorsAs(err, &bwe) || len(bwe.WriteErrors) != 2 ||
+			bwe.WriteErrors[0].Index != 1 || bwe.WriteErrors[0].Code != 2 ||
+			bwe.WriteErrors[1].Index != 2 || bwe.WriteErrors[1].Code != 11000 {
+			t.Errorf("unordered, refusing %v: %v, want index 1 code 2 and index 2 code 11000", refused, err)
+		}
+		if n := must(c.CountDocuments(ctx, bson.D{}))(t); n != 2 {
+			t.Errorf("unordered, refusing %v: %d documents stored, want 2 (_id 1 and 2)", refused, n)
+		}
+		// Ordered: a duplicate key before the refused document stops the
+		// insert there, and it alone is reported.
+		_, err = c.InsertMany(ctx, []any{bson.D{{Key: "_id", Value: 5}}, bson.D{{Key: "_id", Value: 1}}, refused})
+		if !errorsAs(err, &bwe) || len(bwe.WriteErrors) != 1 || bwe.WriteErrors[0].Index != 1 || bwe.WriteErrors[0].Code != 11000 {
+			t.Errorf("ordered, refusing %v: %v, want index 1 code 11000 only", refused, err)
+		}
+		if n := must(c.CountDocuments(ctx, bson.D{}))(t); n != 3 {
+			t.Errorf("ordered, refusing %v: %d documents stored, want 3 (_id 1, 2 and 5)", refused, n)
+		}
 	}
 }
 
