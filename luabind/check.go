@@ -38,6 +38,7 @@ func Check(ctx context.Context, path, src string, overrides map[string]string) e
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
 	b.openSandbox(L)
+	b.openPatterns(L)
 	b.openParams(L)
 	for _, name := range []string{"mongod", "host", "step", "report", "log", "sleep", "sweep"} {
 		L.SetGlobal(name, b.stopper(L))

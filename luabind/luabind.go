@@ -37,6 +37,11 @@ type Env struct {
 	// Host is what host.meminfo and host.facts read; it should be the
 	// run's engine.Config.Host. Nil means hostctl.NewHost().
 	Host *hostctl.Host
+	// PatternBudget bounds one match of string.find, match, gmatch or
+	// gsub (DefaultPatternBudget when 0): past it the run is stopped.
+	PatternBudget time.Duration
+	// MaxString caps the strings string.rep makes, in bytes (0: no cap).
+	MaxString int64
 }
 
 // binding is the state a playbook's Lua functions share. It belongs to the
@@ -100,6 +105,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	defer L.Close()
 	defer b.flushOutput()
 	b.openSandbox(L)
+	b.openPatterns(L)
 	b.openParams(L)
 	b.openMongod(L)
 	b.openHost(L)
