@@ -19,3 +19,7 @@ func tryFlock(f *os.File) (bool, error) {
 }
 
 func unflock(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// keepFromChildren marks f close-on-exec, so that the processes this one
+// starts (servers) do not inherit it.
+func keepFromChildren(f *os.File) { syscall.CloseOnExec(int(f.Fd())) }

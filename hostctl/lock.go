@@ -171,3 +171,47 @@ func (l *ExperimentLock) Release() {
 	l.f.Close()
 	l.f = nil
 }
+
+// File is the lock's open file, to hand to a child process (as one of
+// exec.Cmd's ExtraFiles) that carries out the run: the flock belongs to
+// the open file description, which the child's copy shares.
+func (l *ExperimentLock) File() *os.File { return l.f }
+
+// HandOver closes this process's copy of the lock file without giving the
+// lock up: the child that inherited it (File) holds it until it releases
+// it or exits, however it exits. It is safe to call after Release.
+func (l *ExperimentLock) HandOver() {
+	if l == nil || l.f == nil {
+		return
+	}
+	l.f.Close()
+	l.f = nil
+}
+
+// InheritLock holds the lock through f, the lock file a parent handed over
+// (File): the flock on an open file description that holds it succeeds.
+// When f's description does not hold it and another process does, it is a
+// *LockedError. holder is written into the file for this process (its PID
+// when 0); f is kept from the processes this one starts.
+func InheritLock(f *os.File, holder LockHolder) (*ExperimentLock, error) {
+	ok, err := tryFlock(f)
+	if err != nil {
+		return nil, fmt.Errorf("experiment lock handed over as %s: %w", f.Name(), err)
+	}
+	if !ok {
+		return nil, &LockedError{Path: f.Name(), Holder: ReadLockHolder(f.Name())}
+	}
+	keepFromChildren(f)
+	if holder.PID == 0 {
+		holder.PID = os.Getpid()
+	}
+	if holder.Since.IsZero() {
+		holder.Since = time.Now()
+	}
+	l := &ExperimentLock{f: f, holder: holder}
+	if err := l.write(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
