@@ -1,7 +1,8 @@
 // Package daemon is `wtd daemon`: it loads the config (schedules, windows,
 // playbooks checked), opens the results database, runs the scheduler with
-// runs carried out by runner (as `wtd run` does), serves the HTTP API and
-// reloads or stops on signals.
+// each run carried out by `wtd run` in a child process (so that a stuck or
+// exhausted run can always be ended), serves the HTTP API and reloads or
+// stops on signals.
 package daemon
 
 import (
@@ -17,7 +18,6 @@ import (
 	"wtd/engine"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
-	"wtd/hostctl"
 	"wtd/web"
 )
 
@@ -33,8 +33,9 @@ type Options struct {
 	// FindServer resolves the binary mongod.start runs from the config's
 	// mongod ("" when it names none), as wtd run does from --mongod.
 	FindServer func(configured string) (string, error)
-	Host       *hostctl.Host
-	WtdVersion string
+	// Executable is the wtd binary each run is carried out by, as
+	// `wtd run` in a child process.
+	Executable string
 	Log        *slog.Logger
 	// OnRunEnd hooks see each run the daemon started when it ends, after
 	// the daemon's own (metrics, and the regression verdict recorded with

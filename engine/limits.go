@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 )
@@ -56,4 +57,20 @@ func FormatBytes(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// memoryMetrics are what the Go runtime holds from the system and what of
+// it it gave back.
+var memoryMetrics = []string{"/memory/classes/total:bytes", "/memory/classes/heap/released:bytes"}
+
+// MemoryInUse is the memory the Go runtime holds for this process (heap,
+// stacks, its own structures), less what it returned to the system: about
+// the process's resident memory, wtd being pure Go.
+func MemoryInUse() int64 {
+	samples := make([]metrics.Sample, len(memoryMetrics))
+	for i, name := range memoryMetrics {
+		samples[i].Name = name
+	}
+	metrics.Read(samples)
+	return int64(samples[0].Value.Uint64()) - int64(samples[1].Value.Uint64())
 }

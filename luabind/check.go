@@ -8,11 +8,17 @@ import (
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"wtd/engine"
 )
 
 // checkTimeout bounds how long Check lets a playbook run before its
 // params{} call.
 const checkTimeout = 5 * time.Second
+
+// checkMemory bounds how much memory a check may take: it runs in the
+// daemon's process, and a playbook may build big strings before params{}.
+const checkMemory = 256 << 20
 
 // errCheckDone stops a checking run at its first call that would act.
 var errCheckDone = errors.New("check done")
@@ -24,16 +30,18 @@ var errCheckDone = errors.New("check done")
 // *ScriptError values as RunPlaybook returns them (errors.As finds a
 // *ParamError for a bad -p).
 //
-// A playbook that acts before params{}, never calls it or does not reach
-// it in checkTimeout has its overrides checked against its text: a -p that
-// no params{...} in it names is refused (any -p when it has no params call),
-// and so is a value that does not parse as a default written as a
+// A playbook that acts before params{}, never calls it, does not reach it
+// in checkTimeout, takes more than checkMemory or calls string.rep or a
+// pattern function first has its overrides checked against its text: a -p
+// that no params{...} in it names is refused (any -p when it has no params
+// call), and so is a value that does not parse as a default written as a
 // constant. When the text calls params other than with a literal table (or
 // could reach it through _G, getfenv, load ...), the run itself checks the
 // overrides.
 func Check(ctx context.Context, path, src string, overrides map[string]string) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
+	defer watchCheckMemory(cancel)()
 	b := &binding{ctx: ctx, env: Env{Overrides: overrides}, out: io.Discard, path: path, docBytes: map[string]int{}, checking: true}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
@@ -88,4 +96,27 @@ func (b *binding) stopper(L *lua.LState) lua.LValue {
 func (b *binding) stopCheck(L *lua.LState) {
 	b.checkDone = true
 	b.raise(L, "check", errCheckDone)
+}
+
+// watchCheckMemory calls cancel once the process holds checkMemory more
+// than when it started; the returned func ends the watch.
+func watchCheckMemory(cancel func()) (stop func()) {
+	base := engine.MemoryInUse()
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if engine.MemoryInUse()-base > checkMemory {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
 }

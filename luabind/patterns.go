@@ -138,6 +138,9 @@ func (b *binding) tryPattern(L *lua.LState, name, s, pat string, init, limit int
 // strRep is string.rep with its result capped at Env.MaxString bytes.
 func (b *binding) strRep(orig lua.LValue) lua.LGFunction {
 	return func(L *lua.LState) int {
+		if b.checking {
+			b.stopCheck(L) // a check does not build big strings
+		}
 		s, n := L.CheckString(1), L.CheckInt(2)
 		if limit := b.env.MaxString; limit > 0 && n > 0 && int64(len(s))*int64(n) > limit {
 			raisef(L, "string.rep: the result would be %s, more than %s, the most one string may take "+

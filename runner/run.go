@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -26,14 +27,34 @@ type Hooks struct {
 	Finishing func()
 }
 
+// DefaultGrace is how long Play waits for a stopped playbook to return.
+const DefaultGrace = 3 * time.Second
+
+// Limits bound a run.
+type Limits struct {
+	// MaxMemory is the most memory the process may hold for the run, in
+	// bytes (0: no limit). It is the Go runtime's soft limit
+	// (debug.SetMemoryLimit), and a watchdog reads what the runtime holds
+	// every 100 ms: past it the run is stopped and ends failed. One string
+	// built by string.rep may take a quarter of it.
+	MaxMemory int64
+	// Grace is how long Play waits for the playbook to return once the run
+	// is stopped (DefaultGrace when 0): a Go call that does not watch the
+	// run's context is left behind, and the run ends without it.
+	Grace time.Duration
+	// PatternBudget bounds one pattern match (luabind.Env.PatternBudget).
+	PatternBudget time.Duration
+}
+
 // Run is a run that is recorded and holds the lock; Play carries it out.
 type Run struct {
 	*engine.Run
-	pb    Playbook
-	lock  *hostctl.ExperimentLock
-	hooks Hooks
-	errs  io.Writer
-	start time.Time
+	pb     Playbook
+	lock   *hostctl.ExperimentLock
+	hooks  Hooks
+	limits Limits
+	errs   io.Writer
+	start  time.Time
 }
 
 // Result is how a run ended.
@@ -46,13 +67,17 @@ type Result struct {
 	Err error
 	// Duration is from the start of the run to its recorded end.
 	Duration time.Duration
+	// LeftBehind is true when the playbook had not returned within the
+	// grace after the run was stopped: its goroutine still runs, and the
+	// process should exit.
+	LeftBehind bool
 }
 
 // Start records a run of pb with cfg (engine.StartRun) under lock, which
 // the caller took (nil: no lock) and which Play releases. cfg.Trigger says
 // what started it. The run's context is ctx's child: cancelling ctx, or
 // Abort, aborts the run.
-func Start(ctx context.Context, pb Playbook, lock *hostctl.ExperimentLock, cfg engine.Config, hooks Hooks) (*Run, error) {
+func Start(ctx context.Context, pb Playbook, lock *hostctl.ExperimentLock, cfg engine.Config, hooks Hooks, limits Limits) (*Run, error) {
 	start := time.Now()
 	r, err := engine.StartRun(ctx, cfg, engine.RunInfo{PlaybookPath: pb.Path, Playbook: pb.Source, Params: stringParams(pb.Overrides)})
 	if err != nil {
@@ -64,23 +89,50 @@ func Start(ctx context.Context, pb Playbook, lock *hostctl.ExperimentLock, cfg e
 			r.Eventf("warn", "run", "%v", err)
 		}
 	}
-	return &Run{Run: r, pb: pb, lock: lock, hooks: hooks, errs: cfg.Errors, start: start}, nil
+	if limits.Grace <= 0 {
+		limits.Grace = DefaultGrace
+	}
+	return &Run{Run: r, pb: pb, lock: lock, hooks: hooks, limits: limits, errs: cfg.Errors, start: start}, nil
 }
 
 // Play runs the playbook and records the run's end: ok, failed (the
-// playbook or the results database failed) or aborted (its context was
-// cancelled: the current step stops and the servers are shut down). The
-// servers the run started are stopped and the lock released however it
-// ends, a panic included.
+// playbook or the results database failed, or the run went past one of
+// its limits) or aborted (its context was cancelled: the current step
+// stops and the servers are shut down). The servers the run started are
+// stopped and the lock released however it ends, a panic included. Once
+// the run is stopped, Play returns within its grace and the time it takes
+// to record the end, whatever the playbook does.
 func (r *Run) Play() (res Result) {
 	defer r.lock.Release()
-	res.RunID = r.ID
+	defer r.watchMemory()()
+	played := make(chan error, 1)
+	go func() { played <- r.playbook() }()
+	select {
+	case err := <-played:
+		return r.end(err)
+	case <-r.Context().Done():
+	}
+	grace := time.NewTimer(r.limits.Grace)
+	defer grace.Stop()
+	select {
+	case err := <-played:
+		return r.end(err)
+	case <-grace.C:
+		err := fmt.Errorf("the playbook did not return within %s of the run's stop", r.limits.Grace)
+		res := r.end(err)
+		res.LeftBehind = true
+		return res
+	}
+}
+
+// playbook runs the Lua playbook; a panic is its error.
+func (r *Run) playbook() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if r.errs != nil {
 				fmt.Fprintf(r.errs, "%s\n", debug.Stack())
 			}
-			res = r.finish(engine.StatusFailed, fmt.Sprintf("panic: %v", p), fmt.Errorf("panic: %v", p))
+			err = &panicError{v: p}
 		}
 	}()
 	progress := r.hooks.Progress
@@ -92,15 +144,37 @@ func (r *Run) Play() (res Result) {
 			r.hooks.Progress(task, done, total, duration)
 		}
 	}
-	_, perr := luabind.RunPlaybook(r.Context(), r.pb.Path, r.pb.Source,
-		luabind.Env{Run: r.Run, Overrides: r.pb.Overrides, Out: r.hooks.Out, Progress: progress})
+	var maxString int64
+	if r.limits.MaxMemory > 0 {
+		maxString = r.limits.MaxMemory / 4
+	}
+	_, err = luabind.RunPlaybook(r.Context(), r.pb.Path, r.pb.Source,
+		luabind.Env{Run: r.Run, Overrides: r.pb.Overrides, Out: r.hooks.Out, Progress: progress,
+			PatternBudget: r.limits.PatternBudget, MaxString: maxString})
+	return err
+}
+
+// panicError is a playbook run that panicked.
+type panicError struct{ v any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.v) }
+
+// end records how the playbook's error perr ends the run.
+func (r *Run) end(perr error) Result {
+	var pe *panicError
+	var le *engine.LimitError
+	cause := context.Cause(r.Context())
 	switch {
+	case errors.As(perr, &pe):
+		return r.finish(engine.StatusFailed, pe.Error(), perr)
 	case perr == nil && r.StoreErr() == nil:
 		return r.finish(engine.StatusOK, "", nil)
 	case r.StoreErr() != nil:
 		return r.finish(engine.StatusFailed, r.StoreErr().Error(), r.StoreErr())
+	case r.Context().Err() != nil && errors.As(cause, &le):
+		return r.finish(engine.StatusFailed, le.Msg, le)
 	case r.Context().Err() != nil:
-		return r.finish(engine.StatusAborted, "interrupted: "+context.Cause(r.Context()).Error(), perr)
+		return r.finish(engine.StatusAborted, "interrupted: "+cause.Error(), perr)
 	default:
 		return r.finish(engine.StatusFailed, perr.Error(), perr)
 	}

@@ -29,9 +29,12 @@ func newDaemonCmd(env Env, dbFlag *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "daemon --config wtd.yaml",
 		Short: "Run playbooks on schedules, keep off-peak windows and serve the HTTP API",
-		Long: `Daemon fires each schedule of the config file at its cron times: a run exactly as
-wtd run carries it out (same lock, same record), with its trigger recorded
-("schedule NAME", "api NAME", "catch-up NAME"). A fire that finds a run going
+		Long: `Daemon fires each schedule of the config file at its cron times: a run carried
+out by wtd run in a child process (same lock, handed to it; same record), with
+its trigger recorded ("schedule NAME", "api NAME", "catch-up NAME"). A
+schedule's timeout and an abort through the API send the child SIGTERM with
+the reason, and SIGKILL 10 s later if it is still there: the daemon then puts
+back what the run changed and records it aborted. A fire that finds a run going
 (its own or another experiment's) is skipped and the skip recorded, never
 queued. Windows apply their open settings (setParameter) to an existing
 server when they open and their close settings when they close, at start if
@@ -39,7 +42,8 @@ the daemon starts inside one, and at SIGTERM unless leave_open.
 
 Signals: SIGHUP reloads the config (a config that does not check is refused,
 the old one stays); SIGTERM or SIGINT abort the run going (recorded aborted,
-servers shut down), close the open windows and exit 0 within 30 s.
+servers shut down; a child that does not answer is killed after 10 s), close
+the open windows and exit 0.
 
 --check validates the config (and each schedule's playbook with its params)
 and prints the next five fire times of every schedule and window: exit 0 when
@@ -105,6 +109,10 @@ func runDaemon(ctx context.Context, env Env, log *slog.Logger, config, dbFlag st
 	if err != nil {
 		defaultDB = ""
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("find the wtd binary the runs are carried out by: %w", err)}
+	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(signals)
@@ -113,7 +121,7 @@ func runDaemon(ctx context.Context, env Env, log *slog.Logger, config, dbFlag st
 			bin, _, err := findServer(configured, env.Getenv)
 			return bin, err
 		},
-		Host: env.host(), WtdVersion: versionString(), Log: log}, signals)
+		Executable: self, Log: log}, signals)
 	var ce *daemon.ConfigError
 	if errors.As(err, &ce) {
 		return usageErr("%v", ce.Err)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -12,13 +13,19 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM cancels the command with the signal as
+	// the cause ("interrupted: terminated" is how a run records it).
+	go func() { cancel(errors.New((<-signals).String())) }()
 	env := Env{
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
 		Getenv:   os.Getenv,
 		Terminal: isatty.IsTerminal(os.Stdout.Fd()),
 	}
-	os.Exit(run(ctx, os.Args[1:], env))
+	code := run(ctx, os.Args[1:], env)
+	signal.Stop(signals)
+	os.Exit(code)
 }

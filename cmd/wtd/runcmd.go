@@ -30,6 +30,24 @@ type runFlags struct {
 	allowServices []string
 	// allowCommands lets m:command change servers wtd did not start.
 	allowCommands bool
+	// maxMemory is --max-memory as given ("": the default).
+	maxMemory string
+	// child are the hidden flags the daemon starts a run with.
+	child childFlags
+}
+
+// childFlags are the hidden flags of a run the daemon carries out in a
+// child process (daemon/launch.go starts it).
+type childFlags struct {
+	// trigger is recorded as the run's trigger ("schedule NAME").
+	trigger string
+	// lockFD is the experiment lock the daemon took and handed over.
+	lockFD int
+	// runIDFD is where the run's id is written once it is recorded.
+	runIDFD int
+	// abortFD is where the daemon writes why it stops the run, before it
+	// sends SIGTERM.
+	abortFD int
 }
 
 func newRunCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -71,6 +89,12 @@ it as not restorable).
 Which server binary mongod.start runs: --mongod, else $WTD_MONGOD, else mongod
 on PATH, else minimongod next to the wtd binary or on PATH.
 
+A run is bounded: it may hold --max-memory (default 2 GiB, or a quarter of the
+host's memory when that is less; one string at most a quarter of it), past
+which it ends failed; one pattern match (string.find, match, gmatch, gsub) may
+take 5 s, past which the run ends failed naming the playbook line. SIGINT or
+SIGTERM ends wtd run within 10 s whatever the playbook does.
+
 Exit status: 0 the playbook succeeded, 1 it failed, 2 usage error (bad flag,
 unknown or malformed -p, unreadable playbook, Lua syntax error), 3 another
 experiment holds the lock (--no-wait), 130 interrupted.`,
@@ -89,6 +113,11 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 			if f.allowDirs, err = checkAllowDirs(f.allowDirs); err != nil {
 				return err
 			}
+			if f.maxMemory != "" {
+				if _, err := engine.ParseBytes(f.maxMemory); err != nil {
+					return usageErr("--max-memory: %v", err)
+				}
+			}
 			return runPlaybook(cmd.Context(), env, openStore, args[0], overrides, f)
 		},
 	}
@@ -99,6 +128,14 @@ experiment holds the lock (--no-wait), 130 interrupted.`,
 	addAllowDirFlag(cmd, &f.allowDirs)
 	cmd.Flags().StringArrayVar(&f.allowServices, "allow-service", nil, "a service unit mongod.service may restart through its service manager (its config is put back at the end), repeatable")
 	cmd.Flags().BoolVar(&f.allowCommands, "allow-commands", false, "let m:command run commands that change a server wtd did not start (each recorded as a change that cannot be put back)")
+	cmd.Flags().StringVar(&f.maxMemory, "max-memory", "", "the most memory the run may hold, e.g. 512MiB (default 2GiB, or a quarter of the host's memory when less)")
+	cmd.Flags().StringVar(&f.child.trigger, "trigger", "cli", "what the run records as its trigger")
+	cmd.Flags().IntVar(&f.child.lockFD, "lock-fd", -1, "file descriptor of the experiment lock, handed over by the daemon")
+	cmd.Flags().IntVar(&f.child.runIDFD, "run-id-fd", -1, "file descriptor to write the run's id to once it is recorded")
+	cmd.Flags().IntVar(&f.child.abortFD, "abort-fd", -1, "file descriptor to read why the run is stopped from, at SIGTERM")
+	for _, name := range []string{"trigger", "lock-fd", "run-id-fd", "abort-fd"} {
+		cmd.Flags().MarkHidden(name)
+	}
 	return cmd
 }
 
@@ -175,30 +212,41 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 		return err
 	}
 	defer st.Close(context.WithoutCancel(ctx))
-	lock, err := takeLock(ctx, env, state, hostctl.LockHolder{Playbook: path, Trigger: "cli", DB: st.Path()}, f.noWait)
+	lock, err := runLock(ctx, env, state, hostctl.LockHolder{Playbook: path, Trigger: f.child.trigger, DB: st.Path()}, f)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
+	defer exitAfterSignal(ctx, env, hardStop)()
 
+	limits := runner.Limits{MaxMemory: maxMemory(f.maxMemory, env.host())}
+	runCtx, stopRun := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stopRun(nil)
+	defer context.AfterFunc(ctx, func() { stopRun(stopCause(ctx, f.child.abortFD)) })()
 	progress := newProgress(env)
 	defer progress.close()
-	r, err := runner.Start(ctx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
-		WtdVersion: versionString(), Trigger: "cli", SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
+	hooks := runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close}
+	if f.child.runIDFD >= 0 {
+		hooks.Progress = nil // the daemon logs the run's events, not progress lines
+	}
+	r, err := runner.Start(runCtx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
+		WtdVersion: versionString(), Trigger: f.child.trigger, SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		AllowServices: f.allowServices, AllowCommands: f.allowCommands,
-		Log: progress.logWriter(), Errors: env.Stderr},
-		runner.Hooks{Out: progress.outWriter(), Progress: progress.update, Finishing: progress.close})
+		Log:           progress.logWriter(), Errors: env.Stderr}, hooks, limits)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
-	fmt.Fprintf(env.Stderr, "wtd: run %d of %s, results in %s\n", r.ID, path, st.Path())
+	if f.child.runIDFD >= 0 {
+		tellRunID(f.child.runIDFD, r.ID)
+	}
+	fmt.Fprintf(env.Stderr, "wtd: run %d of %s, results in %s (memory limit %s)\n", r.ID, path, st.Path(), engine.FormatBytes(limits.MaxMemory))
 	res := r.Play()
 	switch {
 	case res.Status == engine.StatusOK:
 		fmt.Fprintf(env.Stderr, "wtd: run %d ok (wtd show %d)\n", r.ID, r.ID)
 		return nil
 	case res.Status == engine.StatusAborted && ctx.Err() != nil:
-		return &exitError{code: exitInterrupted, err: fmt.Errorf("run %d aborted: interrupted", r.ID)}
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("run %d aborted: %s", r.ID, res.Reason)}
 	case runner.IsParamError(res.Err):
 		return &exitError{code: exitUsage, err: fmt.Errorf("run %d failed: %w", r.ID, res.Err)}
 	default:

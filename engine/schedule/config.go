@@ -20,6 +20,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.yaml.in/yaml/v3"
 
+	"wtd/engine"
 	"wtd/hostctl"
 )
 
@@ -56,8 +57,11 @@ type Config struct {
 	AllowCommands bool
 	// SampleInterval is the runs' sampling period (default 1s).
 	SampleInterval time.Duration
-	Schedules      []Schedule
-	Windows        []Window
+	// MaxMemory is each run's memory limit in bytes (wtd run
+	// --max-memory); 0 means wtd run's default.
+	MaxMemory int64
+	Schedules []Schedule
+	Windows   []Window
 }
 
 // Schedule runs a playbook at the times its cron spec gives.
@@ -134,7 +138,7 @@ func ParseConfig(path string, text []byte) (Config, error) {
 		return cfg, nil
 	}
 	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "api_max_connections", "db", "mongod",
-		"allow_dirs", "services", "allow_commands", "sample_interval", "schedules", "windows")
+		"allow_dirs", "services", "allow_commands", "sample_interval", "max_memory", "schedules", "windows")
 	if err != nil {
 		return Config{}, err
 	}
@@ -260,6 +264,15 @@ func (c *Config) readTop(top map[string]node) error {
 	if n, ok := top["sample_interval"]; ok {
 		if c.SampleInterval, err = n.duration("sample_interval", 0); err != nil {
 			return err
+		}
+	}
+	if n, ok := top["max_memory"]; ok {
+		s, err := n.str("max_memory")
+		if err != nil {
+			return err
+		}
+		if c.MaxMemory, err = engine.ParseBytes(s); err != nil {
+			return n.errf("max_memory: %v", err)
 		}
 	}
 	return nil

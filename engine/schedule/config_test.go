@@ -14,6 +14,7 @@ api_max_connections: 16
 db: state/wtd.db
 mongod: /usr/bin/mongod
 sample_interval: 500ms
+max_memory: 512MiB
 services: [mongod, mongod-archive]
 allow_commands: true
 schedules:
@@ -40,7 +41,7 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if cfg.Listen != "127.0.0.1:7071" || cfg.DB != "/etc/wtd/state/wtd.db" || cfg.Mongod != "/usr/bin/mongod" || cfg.SampleInterval != 500*time.Millisecond ||
-		cfg.APIMaxConnections != 16 {
+		cfg.APIMaxConnections != 16 || cfg.MaxMemory != 512<<20 {
 		t.Errorf("top: %+v", cfg)
 	}
 	if empty, err := ParseConfig(path, nil); err != nil || empty.APIMaxConnections != DefaultAPIMaxConnections {
@@ -99,6 +100,7 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		{"unknown schedule key", sched + "    every: 1h\n", `wtd.yaml:5: unknown key "every" in a schedule (allowed: catch_up, cron, name, params, playbook, timeout)`},
 		{"bad cron", "schedules:\n  - name: a\n    cron: \"at noon\"\n    playbook: a.lua\n", `wtd.yaml:3: schedule a: cron "at noon"`},
 		{"bad time zone", "schedules:\n  - name: a\n    cron: \"CRON_TZ=Mars/Olympus 0 1 * * *\"\n    playbook: a.lua\n", "wtd.yaml:3:"},
+		{"bad size", "max_memory: lots\n", `wtd.yaml:1: max_memory: size "lots": want a positive number of bytes`},
 		{"bad duration", sched + "    timeout: 2 hours\n", `wtd.yaml:5: schedule a timeout "2 hours" is not a duration`},
 		{"no playbook", "schedules:\n  - name: a\n    cron: \"@daily\"\n", "wtd.yaml:2: schedule a: playbook is required"},
 		{"twice", sched + "  - name: a\n    cron: \"@daily\"\n    playbook: b.lua\n", `wtd.yaml:5: schedule "a" is defined twice`},
