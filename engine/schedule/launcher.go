@@ -15,8 +15,9 @@ type Job struct {
 	Trigger string
 	// Config is the config in force (its mongod, allow_dirs, sampling).
 	Config Config
-	// Lock is the host's experiment lock, taken for the run: the launched
-	// run releases it when it ends, and Launch releases it when it fails.
+	// Lock is the host's experiment lock, taken for the run: Launch hands
+	// it to the run it starts, which releases it when it ends, or releases
+	// it when it fails.
 	Lock *hostctl.ExperimentLock
 }
 
