@@ -232,7 +232,7 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	r, err := runner.Start(runCtx, pb, lock, engine.Config{Store: st, Host: env.host(), MongodBinary: bin,
 		WtdVersion: versionString(), Trigger: f.child.trigger, SampleInterval: f.interval, StateDir: state, AllowDirs: f.allowDirs,
 		AllowServices: f.allowServices, AllowCommands: f.allowCommands,
-		Log:           progress.logWriter(), Errors: env.Stderr}, hooks, limits)
+		Log: progress.logWriter(), Errors: env.Stderr}, hooks, limits)
 	if err != nil {
 		return &exitError{code: exitFailed, err: err}
 	}
