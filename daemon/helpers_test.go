@@ -22,6 +22,7 @@ func startDaemon(t *testing.T, cfg string) (signals chan os.Signal, done <-chan 
 func startDaemonIn(t *testing.T, cfg, state string) (signals chan os.Signal, done <-chan error, logText func() string) {
 	t.Helper()
 	mm := testbin.Minimongod(t)
+	wtd := testbin.Wtd(t) // built here: the daemon's goroutine must not call t.Fatal, nor wait for a build
 	logs, err := os.Create(filepath.Join(t.TempDir(), "daemon.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +32,7 @@ func startDaemonIn(t *testing.T, cfg, state string) (signals chan os.Signal, don
 	ended := make(chan error, 1)
 	go func() {
 		ended <- Run(context.Background(), Options{ConfigPath: cfg, StateDir: state,
-			FindServer: func(string) (string, error) { return mm, nil }, Executable: testbin.Wtd(t),
+			FindServer: func(string) (string, error) { return mm, nil }, Executable: wtd,
 			Log: slog.New(slog.NewTextHandler(logs, nil))}, signals)
 	}()
 	return signals, ended, func() string { b, _ := os.ReadFile(logs.Name()); return string(b) }
