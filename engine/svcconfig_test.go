@@ -58,10 +58,3 @@ func TestWriteFileAsKeepsTheMode(t *testing.T) {
 		t.Errorf("temp files left: %v", left)
 	}
 }
-
-func TestSplitWTConfig(t *testing.T) {
-	got := splitWTConfig("eviction_target=75, eviction=(threads_min=8,threads_max=12),checkpoint=(wait=60)")
-	if len(got) != 3 || got[1] != [2]string{"eviction", "(threads_min=8,threads_max=12)"} || got[2][1] != "(wait=60)" {
-		t.Errorf("split = %q", got)
-	}
-}

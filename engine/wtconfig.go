@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/hostctl"
 )
 
 // wtRuntimeDefaults are the values a mongod 4.x runs with for the
@@ -21,36 +23,6 @@ var wtRuntimeDefaults = map[string]string{
 	"checkpoint":                 "(wait=0,log_size=0)",
 }
 
-// splitWTConfig splits a WiredTiger configuration string into its top
-// level key=value pairs, in order (values keep their parentheses).
-func splitWTConfig(cfg string) [][2]string {
-	var out [][2]string
-	depth, start := 0, 0
-	add := func(item string) {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			return
-		}
-		k, v, _ := strings.Cut(item, "=")
-		out = append(out, [2]string{strings.TrimSpace(k), strings.TrimSpace(v)})
-	}
-	for i, c := range cfg {
-		switch c {
-		case '(', '[':
-			depth++
-		case ')', ']':
-			depth--
-		case ',':
-			if depth == 0 {
-				add(cfg[start:i])
-				start = i + 1
-			}
-		}
-	}
-	add(cfg[start:])
-	return out
-}
-
 // reconfigureBefore works out the configuration that puts back the keys
 // cfg changes: each key's value in the server's startup configString
 // (getCmdLineOpts), the cache's size in force (serverStatus) for
@@ -62,13 +34,18 @@ func (s *Server) reconfigureBefore(ctx context.Context, cfg string) (string, err
 	startup := map[string]string{}
 	if raw, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}); err == nil {
 		if v, err := raw.LookupErr("parsed", "storage", "wiredTiger", "engineConfig", "configString"); err == nil {
-			for _, kv := range splitWTConfig(v.StringValue()) {
+			pairs, _ := hostctl.SplitWTConfig(v.StringValue())
+			for _, kv := range pairs {
 				startup[kv[0]] = kv[1]
 			}
 		}
 	}
+	pairs, err := hostctl.SplitWTConfig(cfg)
+	if err != nil {
+		return "", fmt.Errorf("read the configuration string: %w", err)
+	}
 	var parts []string
-	for _, kv := range splitWTConfig(cfg) {
+	for _, kv := range pairs {
 		k := kv[0]
 		v, ok := startup[k]
 		if !ok && k == "cache_size" {

@@ -2,7 +2,6 @@ package hostctl
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -35,7 +34,7 @@ var refusals = []struct {
 	{insteadConfig, []string{"config", "f", "configExpand"}},
 	{`use dbpath = "..." (inside the run directory, or under a directory the operator allowed with wtd run --allow-dir)`,
 		[]string{"dbpath", "repairpath"}},
-	{"the run directory holds the server's log: wtd captures its output", []string{"logpath", "syslog", "auditPath"}},
+	{"the run directory holds the server's log: wtd captures its output", []string{"logpath", "syslog"}},
 	{"wtd knows the process id: m.pid", []string{"pidfilepath"}},
 	{"wtd runs the server in the foreground to watch it", []string{"fork"}},
 	{"use --nounixsocket, or keep the default socket directory", []string{"unixSocketPrefix"}},
@@ -45,12 +44,24 @@ var refusals = []struct {
 	{`use engineConfig = "..."`, []string{"wiredTigerEngineConfigString"}},
 	{"use syncdelay = N", []string{"syncdelay"}},
 	{insteadBind, []string{"bind_ip", "bind_ip_all"}},
-	{insteadRemote, []string{"kmipServerName", "vaultServerName", "ldapServers"}},
+	{insteadRemote, []string{"kmipServerName", "vaultServerName", "ldapServers", "source"}},
+	{"free monitoring sends the server's metrics to a web service on another host: " + insteadRemote,
+		[]string{"enableFreeMonitoring", "freeMonitoringTag"}},
 	{insteadKeys, []string{
 		"keyFile", "tlsCertificateKeyFile", "sslPEMKeyFile", "tlsClusterFile", "sslClusterFile",
 		"tlsCAFile", "sslCAFile", "tlsClusterCAFile", "sslClusterCAFile", "tlsCRLFile", "sslCRLFile",
 		"encryptionKeyFile", "kmipServerCAFile", "kmipClientCertificateFile", "vaultTokenFile", "vaultServerCAFile",
 	}},
+}
+
+// refusedPrefixes refuse every flag and server parameter whose name starts
+// with one of them (lower case): audit logs are files or syslog, and LDAP,
+// KMIP and Vault settings name other hosts and their credentials.
+var refusedPrefixes = []struct{ prefix, why string }{
+	{"audit", "wtd's servers keep no audit log (it is a file or syslog, outside the run directory)"},
+	{"ldap", "LDAP settings name LDAP servers and their credentials, and " + insteadRemote},
+	{"kmip", "KMIP settings name a key server and its files, and " + insteadRemote},
+	{"vault", "Vault settings name a key server and its files, and " + insteadRemote},
 }
 
 // refusedFlags maps a refused flag's name, lower case, to its reason.
@@ -64,13 +75,61 @@ func init() {
 	}
 }
 
-// refusedParameters are server parameters whose value is a path.
-var refusedParameters = map[string]string{
-	"diagnosticdatacollectiondirectorypath": "the server keeps its diagnostic data in the dbpath",
+// flagRefusal returns why a flag (lower case) is refused.
+func flagRefusal(key string) (string, bool) {
+	if why, ok := refusedFlags[key]; ok {
+		return why, true
+	}
+	return prefixRefusal(key)
 }
 
-// wtConfigFlags are flags whose value is a WiredTiger configuration string.
-var wtConfigFlags = map[string]bool{"wiredtigercollectionconfigstring": true, "wiredtigerindexconfigstring": true}
+func prefixRefusal(key string) (string, bool) {
+	for _, p := range refusedPrefixes {
+		if strings.HasPrefix(key, p.prefix) {
+			return p.why, true
+		}
+	}
+	return "", false
+}
+
+// parameterRefusals are the server parameters that name a file or another
+// host, from mongod's parameter list (4.4 to 8.0, community and
+// enterprise), besides the prefixes of refusedPrefixes.
+var parameterRefusals = map[string]string{
+	"diagnosticDataCollectionDirectoryPath": "its value is a path, and the server keeps its diagnostic data in the dbpath",
+	"backtraceLogFile":                      "its value is a path, and the server writes stack traces to its log, which wtd keeps",
+	"trafficRecordingDirectory":             "its value is a directory that traffic recordings are written to",
+	"cloudFreeMonitoringEndpointURL":        "its value is a web service on another host that free monitoring sends metrics to, and " + insteadRemote,
+	"opensslDiffieHellmanParameters":        "its value is a PEM file; " + insteadKeys,
+	"saslauthdPath":                         "its value is the path of saslauthd's socket; " + insteadKeys,
+	"oidcIdentityProviders":                 "it names identity providers on other hosts that the server fetches keys from; " + insteadKeys,
+	"mongotHost":                            "its value is a search server on another host, and " + insteadRemote,
+	"searchIndexManagementHostAndPort":      "its value is a search server on another host, and " + insteadRemote,
+}
+
+// refusedParameters maps parameterRefusals' names, lower case, to their
+// reason.
+var refusedParameters = map[string]string{}
+
+func init() {
+	for n, why := range parameterRefusals {
+		refusedParameters[strings.ToLower(n)] = why
+	}
+}
+
+// wtConfigFlag reports whether a flag (lower case) takes a WiredTiger
+// configuration string: --wiredTigerCollectionConfigString,
+// --wiredTigerIndexConfigString and any other *ConfigString flag of
+// WiredTiger's (--wiredTigerEngineConfigString is refused by name).
+func wtConfigFlag(key string) bool {
+	return strings.HasPrefix(key, "wiredtiger") && strings.HasSuffix(key, "configstring")
+}
+
+// wtConfigParameter reports whether a server parameter (lower case) takes a
+// WiredTiger configuration string (wiredTigerEngineRuntimeConfig).
+func wtConfigParameter(key string) bool {
+	return strings.HasPrefix(key, "wiredtiger") && strings.Contains(key, "config")
+}
 
 // CheckArgs checks the extra arguments a playbook gives the server. It
 // reads every argument as mongod's parser would (--name, --name=value,
@@ -86,14 +145,14 @@ func CheckArgs(args []string) error {
 			continue
 		}
 		key := strings.ToLower(name)
-		if why, refused := refusedFlags[key]; refused {
+		if why, refused := flagRefusal(key); refused {
 			return fmt.Errorf("args[%d] %s is refused: %s", i+1, flagText(args[i], name), why)
 		}
 		if strings.HasPrefix(args[i], "-") && !strings.HasPrefix(args[i], "--") && strings.HasPrefix(key, "f") {
 			// -f/path: mongod reads a short flag's value attached to it.
 			return fmt.Errorf("args[%d] -f is refused (write long flags with two dashes): %s", i+1, insteadConfig)
 		}
-		if key != "setparameter" && !wtConfigFlags[key] {
+		if key != "setparameter" && !wtConfigFlag(key) {
 			continue
 		}
 		if !hasValue && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
@@ -101,14 +160,14 @@ func CheckArgs(args []string) error {
 			value = args[i]
 		}
 		if key == "setparameter" {
-			p, _, _ := strings.Cut(value, "=")
-			if err := CheckParameterName(p); err != nil {
+			p, v, _ := strings.Cut(value, "=")
+			if err := CheckParameter(p, v); err != nil {
 				return fmt.Errorf("args[%d] --setParameter %w", i+1, err)
 			}
 			continue
 		}
 		if err := CheckWTConfig(value); err != nil {
-			return fmt.Errorf("args[%d] --%s %w", i+1, name, err)
+			return fmt.Errorf("args[%d] --%s: %w", i+1, name, err)
 		}
 	}
 	return nil
@@ -134,25 +193,29 @@ func flagText(arg, name string) string {
 	return "-" + name
 }
 
-// CheckParameterName refuses server parameters whose value is a path.
-func CheckParameterName(name string) error {
-	if why, refused := refusedParameters[strings.ToLower(strings.TrimSpace(name))]; refused {
-		return fmt.Errorf("%s is refused: its value is a path, and %s", name, why)
+// CheckParameter refuses a server parameter that names a file or another
+// host (refusedParameters, refusedPrefixes), and checks the value of one
+// that takes a WiredTiger configuration string (wiredTigerEngineRuntimeConfig,
+// which must then be a string) with CheckWTConfig. Names are compared
+// without regard to case. The error names the parameter, never its value.
+func CheckParameter(name string, value any) error {
+	key := strings.ToLower(strings.TrimSpace(name))
+	why, refused := refusedParameters[key]
+	if !refused {
+		why, refused = prefixRefusal(key)
 	}
-	return nil
-}
-
-// wtPathKey matches the WiredTiger configuration keys that name a file, a
-// directory, a library or a remote store: log=(path=...),
-// extensions=[...], tiered_storage=(bucket=...), chunk_cache=(storage_path=...).
-var wtPathKey = regexp.MustCompile(`(?i)(?:^|[,(\[\s])([a-z_]*path|extensions|tiered_storage|bucket[a-z_]*|source)\s*[=:]`)
-
-// CheckWTConfig refuses a WiredTiger configuration string that names a
-// file, directory, shared library or remote store: WiredTiger keeps its
-// files in the dbpath.
-func CheckWTConfig(cfg string) error {
-	if m := wtPathKey.FindStringSubmatch(cfg); m != nil {
-		return fmt.Errorf("%q: the WiredTiger key %q is refused: it names a file, directory, library or remote store, and WiredTiger keeps its files in the dbpath", cfg, m[1])
+	if refused {
+		return fmt.Errorf("%s is refused: %s", name, why)
+	}
+	if !wtConfigParameter(key) {
+		return nil
+	}
+	cfg, ok := value.(string)
+	if !ok {
+		return fmt.Errorf("%s must be a string (a WiredTiger configuration string), got %T", name, value)
+	}
+	if err := CheckWTConfig(cfg); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }

@@ -46,8 +46,26 @@ func TestCheckArgsRefusesPathFlags(t *testing.T) {
 		{[]string{"--setParameter", "diagnosticDataCollectionDirectoryPath=/x"}, "args[2] --setParameter diagnosticDataCollectionDirectoryPath is refused: its value is a path"},
 		{[]string{"--setParameter=diagnosticDataCollectionDirectoryPath=/x"}, "--setParameter diagnosticDataCollectionDirectoryPath is refused"},
 		{[]string{"--setParameter", "--logpath=/x"}, "args[2] --logpath is refused"},
-		{[]string{"--wiredTigerCollectionConfigString", "source=file:/x"}, `the WiredTiger key "source" is refused`},
-		{[]string{"--wiredTigerIndexConfigString=x=1,log=(path=/x)"}, `the WiredTiger key "path" is refused`},
+		{[]string{"--setParameter", "wiredTigerEngineRuntimeConfig=log=(path=/x)"}, `args[2] --setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "log.path" is refused`},
+		{[]string{`--setParameter=wiredTigerEngineRuntimeConfig="extensions"=[/x.so]`}, `args[1] --setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "extensions" is refused`},
+		{[]string{"--setParameter", "WiredTigerEngineRuntimeConfig=operation_tracking=(path=/x)"}, `the WiredTiger key "operation_tracking.path" is refused`},
+		{[]string{"--setParameter", "cloudFreeMonitoringEndpointURL=http://10.0.0.1/"}, "--setParameter cloudFreeMonitoringEndpointURL is refused: its value is a web service on another host"},
+		{[]string{"--setParameter", "ldapServers=10.0.0.1"}, "--setParameter ldapServers is refused: LDAP settings name LDAP servers"},
+		{[]string{"--setParameter", "opensslDiffieHellmanParameters=/x.pem"}, "--setParameter opensslDiffieHellmanParameters is refused: its value is a PEM file"},
+		{[]string{"--setParameter", "saslauthdPath=/x"}, "--setParameter saslauthdPath is refused"},
+		{[]string{"--setParameter", "backtraceLogFile=/x"}, "--setParameter backtraceLogFile is refused"},
+		{[]string{"--setParameter", "trafficRecordingDirectory=/x"}, "--setParameter trafficRecordingDirectory is refused"},
+		{[]string{"--setParameter", "mongotHost=10.0.0.1:27028"}, "--setParameter mongotHost is refused"},
+		{[]string{"--setParameter", "auditEncryptionHeaderMetadataFile=/x"}, "--setParameter auditEncryptionHeaderMetadataFile is refused: wtd's servers keep no audit log"},
+		{[]string{"--enableFreeMonitoring", "on"}, "args[1] --enableFreeMonitoring is refused: free monitoring sends the server's metrics to a web service on another host"},
+		{[]string{"--auditDestination", "syslog"}, "args[1] --auditDestination is refused: wtd's servers keep no audit log"},
+		{[]string{"--auditLocalKeyFile=/x"}, "--auditLocalKeyFile is refused"},
+		{[]string{"--ldapAuthzQueryTemplate", "x"}, "--ldapAuthzQueryTemplate is refused"},
+		{[]string{"--kmipClientCertificateSelector", "x"}, "--kmipClientCertificateSelector is refused"},
+		{[]string{"--source", "10.0.0.1:27017"}, "--source is refused: wtd's servers reach no other host"},
+		{[]string{"--wiredTigerCollectionConfigString", `source="file:/x"`}, `args[2] --wiredTigerCollectionConfigString: the WiredTiger key "source" is refused`},
+		{[]string{"--wiredTigerCollectionConfigString", "source=file:/x"}, "args[2] --wiredTigerCollectionConfigString: it does not parse as a WiredTiger configuration string"},
+		{[]string{"--wiredTigerIndexConfigString=x=1,log=(path=/x)"}, `args[1] --wiredTigerIndexConfigString: the WiredTiger key "log.path" is refused`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -68,31 +86,12 @@ func TestCheckArgsAllowsPathFreeFlags(t *testing.T) {
 		{"--nojournal", "--directoryperdb", "-vvv", "--quiet", "--notablescan", "--logappend"},
 		{"--slowms", "50", "--slowOpSampleRate=0.5"},
 		{"--setParameter", "ttlMonitorEnabled=false", "--setParameter=cursorTimeoutMillis=1000"},
+		{"--setParameter", "wiredTigerEngineRuntimeConfig=eviction=(threads_max=8),eviction_target=70"},
 		{"--wiredTigerCollectionBlockCompressor", "zstd", "--wiredTigerCollectionConfigString", "block_compressor=zstd"},
 		{"--storageEngine", "wiredTiger", "--", "-"},
 	} {
 		if err := CheckArgs(args); err != nil {
 			t.Errorf("CheckArgs(%q) = %v, want nil", args, err)
-		}
-	}
-}
-
-func TestCheckWTConfig(t *testing.T) {
-	for cfg, want := range map[string]string{
-		"eviction_target=60,eviction_trigger=80":         "",
-		"cache_size=300M,eviction=(threads_max=8)":       "",
-		"log=(enabled=true,path=/tmp/x)":                 `"path"`,
-		"extensions=[/tmp/evil.so]":                      `"extensions"`,
-		"x=1, extensions : [/tmp/evil.so]":               `"extensions"`,
-		"tiered_storage=(bucket=x)":                      `"tiered_storage"`,
-		"chunk_cache=(enabled=true,storage_path=/tmp/c)": `"storage_path"`,
-	} {
-		err := CheckWTConfig(cfg)
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("CheckWTConfig(%q) = %v, want nil", cfg, err)
-		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
-			t.Errorf("CheckWTConfig(%q) = %v, want an error naming %s", cfg, err, want)
 		}
 	}
 }
@@ -107,13 +106,50 @@ func TestValidateChecksArgsParametersAndEngineConfig(t *testing.T) {
 		"setParameter": {func(s *ServerSpec) {
 			s.SetParameters = map[string]string{"diagnosticDataCollectionDirectoryPath": "/x"}
 		}, "setParameter diagnosticDataCollectionDirectoryPath is refused"},
-		"engineConfig": {func(s *ServerSpec) { s.EngineConfig = "log=(path=/x)" }, `engineConfig "log=(path=/x)": the WiredTiger key "path" is refused`},
+		"engineConfig":        {func(s *ServerSpec) { s.EngineConfig = "log=(path=/x)" }, `engineConfig: the WiredTiger key "log.path" is refused`},
+		"quoted engineConfig": {func(s *ServerSpec) { s.EngineConfig = `log=(enabled=true,"path"="/x")` }, `engineConfig: the WiredTiger key "log.path" is refused`},
+		"setParameter wiredTigerEngineRuntimeConfig": {func(s *ServerSpec) {
+			s.SetParameters = map[string]string{"wiredTigerEngineRuntimeConfig": `"extensions"=["/x.so"]`}
+		}, `setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "extensions" is refused`},
+		"setParameter ldap": {func(s *ServerSpec) {
+			s.SetParameters = map[string]string{"ldapServers": "10.0.0.1"}
+		}, "setParameter ldapServers is refused"},
 	} {
 		s := good
 		tt.edit(&s)
 		err := s.Validate()
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "validate mongod settings: ") {
 			t.Errorf("%s: Validate() = %v, want %q", name, err, tt.want)
+		}
+	}
+}
+
+func TestCheckParameter(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		value any
+		want  string // "" when allowed
+	}{
+		{"cursorTimeoutMillis", int32(1000), ""},
+		{"wiredTigerEngineRuntimeConfig", "eviction_target=70", ""},
+		{"wiredTigerEngineRuntimeConfig", "operation_tracking=(enabled=true,path=/x)", `wiredTigerEngineRuntimeConfig: the WiredTiger key "operation_tracking.path" is refused`},
+		{"wiredtigerengineruntimeconfig", `"extensions"=[/x.so]`, `wiredtigerengineruntimeconfig: the WiredTiger key "extensions" is refused`},
+		{"wiredTigerEngineRuntimeConfig", int32(1), "wiredTigerEngineRuntimeConfig must be a string (a WiredTiger configuration string), got int32"},
+		{"diagnosticDataCollectionDirectoryPath", "/x", "diagnosticDataCollectionDirectoryPath is refused: its value is a path"},
+		{"DIAGNOSTICDATACOLLECTIONDIRECTORYPATH", "/x", "DIAGNOSTICDATACOLLECTIONDIRECTORYPATH is refused"},
+		{"cloudFreeMonitoringEndpointURL", "http://x", "cloudFreeMonitoringEndpointURL is refused"},
+		{"ldapQueryPassword", "x", "ldapQueryPassword is refused: LDAP settings"},
+		{"oidcIdentityProviders", "[]", "oidcIdentityProviders is refused"},
+		{"searchIndexManagementHostAndPort", "10.0.0.1:1", "searchIndexManagementHostAndPort is refused"},
+	} {
+		err := CheckParameter(tt.name, tt.value)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("CheckParameter(%s, %v) = %v, want nil", tt.name, tt.value, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("CheckParameter(%s, %v) = %v, want %q", tt.name, tt.value, err, tt.want)
+		case err != nil && strings.Contains(err.Error(), "/x"):
+			t.Errorf("CheckParameter(%s, %v) = %q: it quotes the value", tt.name, tt.value, err)
 		}
 	}
 }

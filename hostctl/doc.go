@@ -4,5 +4,8 @@
 // the configurable roots of a [Host] (so tests run on fixture trees under
 // testdata/), drops the OS page cache, gathers the host facts a run records,
 // and starts, stops and restarts mongod-compatible servers on loopback
-// addresses only.
+// addresses only. It also holds the sandbox of what a playbook hands a
+// server: flags (CheckArgs), server parameters (CheckParameter), WiredTiger
+// configuration strings, read as WiredTiger reads them (CheckWTConfig), and
+// command documents (CheckCommand).
 package hostctl

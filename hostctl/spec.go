@@ -132,7 +132,7 @@ func (s ServerSpec) Validate() error {
 }
 
 // ValidateSettings checks only the tuning settings (cacheSizeGB,
-// syncdelay, setParameter names, engineConfig), as Validate does: for a
+// syncdelay, setParameter names and values, engineConfig), as Validate does: for a
 // server wtd does not start itself (a service's config file).
 func (s ServerSpec) ValidateSettings() error {
 	if errs := s.settingsErrors(); len(errs) > 0 {
@@ -162,12 +162,12 @@ func (s ServerSpec) settingsErrors() []error {
 	for _, n := range sortedKeys(s.SetParameters) {
 		if n == "" || strings.ContainsAny(n, "= ") {
 			bad("setParameter %q: a parameter name has no '=' or spaces", n)
-		} else if err := CheckParameterName(n); err != nil {
+		} else if err := CheckParameter(n, s.SetParameters[n]); err != nil {
 			bad("setParameter %w", err)
 		}
 	}
 	if err := CheckWTConfig(s.EngineConfig); err != nil {
-		bad("engineConfig %w", err)
+		bad("engineConfig: %w", err)
 	}
 	return errs
 }
