@@ -264,8 +264,12 @@ func (s *Server) Command(ctx context.Context, cmd bson.D) (bson.Raw, error) {
 	return s.CommandDB(ctx, "admin", cmd)
 }
 
-// CommandDB runs a command on db.
+// CommandDB runs a command on db. A command the sandbox refuses
+// (hostctl.CheckCommand) never reaches the server.
 func (s *Server) CommandDB(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
+	if err := hostctl.CheckCommand(cmd); err != nil {
+		return nil, err
+	}
 	raw, err := s.Client().Database(db).RunCommand(ctx, cmd).Raw()
 	if err != nil {
 		if cerr := s.crashed(); cerr != nil {
@@ -300,8 +304,12 @@ func (s *Server) SetParameter(ctx context.Context, name string, value any) (any,
 
 // SetParameterKeep is SetParameter; on a server wtd did not start
 // (attached, or a service) the value before is read and recorded first,
-// and set back at the end of the run unless keep.
+// and set back at the end of the run unless keep. A parameter the sandbox
+// refuses (hostctl.CheckParameter) is neither read nor set.
 func (s *Server) SetParameterKeep(ctx context.Context, name string, value any, keep bool) (any, error) {
+	if err := hostctl.CheckParameter(name, value); err != nil {
+		return nil, fmt.Errorf("setParameter %w", err)
+	}
 	if s.hs == nil {
 		before, err := s.GetParameter(ctx, name)
 		if err != nil {
@@ -349,8 +357,12 @@ func (s *Server) Reconfigure(ctx context.Context, cfg string) error {
 // ReconfigureKeep is Reconfigure; on a server wtd did not start, the
 // values before of the keys cfg sets are worked out and recorded first
 // (see reconfigureBefore), and set back at the end of the run unless keep.
+// A string the sandbox refuses (hostctl.CheckWTConfig) is never sent.
 func (s *Server) ReconfigureKeep(ctx context.Context, cfg string, keep bool) error {
 	const name = "wiredTigerEngineRuntimeConfig"
+	if err := hostctl.CheckWTConfig(cfg); err != nil {
+		return fmt.Errorf("reconfigure: %w", err)
+	}
 	if s.hs == nil {
 		before, err := s.reconfigureBefore(ctx, cfg)
 		if err != nil && !keep {
