@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // What m:command may send to a server wtd did not start (mongod.connect,
@@ -215,7 +216,9 @@ func insteadOf(cmd bson.D) string {
 }
 
 // PlaybookCommand runs cmd, a command the playbook sends (m:command), on
-// db. A server wtd started runs anything. On one it did not start, a
+// db. A command the sandbox refuses (hostctl.CheckCommand) is refused
+// first, on every server. A server wtd started runs anything else. On one
+// it did not start, a
 // command that only reads runs (see commandWrites); another is refused
 // (ErrCommandRefused) with the method to use instead, unless the operator
 // allowed such commands (Config.AllowCommands): then it is recorded first
@@ -223,6 +226,9 @@ func insteadOf(cmd bson.D) string {
 func (s *Server) PlaybookCommand(ctx context.Context, db string, cmd bson.D) (bson.Raw, error) {
 	if len(cmd) == 0 {
 		return nil, errors.New("an empty command document names no command")
+	}
+	if err := hostctl.CheckCommand(cmd); err != nil {
+		return nil, err // before anything is recorded
 	}
 	if s.Started() {
 		return s.CommandDB(ctx, db, cmd)

@@ -155,3 +155,22 @@ func TestRefusedParameterOnAnAttachedServerIsNeitherReadNorRecorded(t *testing.T
 		t.Errorf("changes recorded for refused settings: %+v, %v", changes, err)
 	}
 }
+
+// TestSandboxedCommandsAreRefusedBeforeTheyAreRecorded: with the
+// operator's AllowCommands, a command the sandbox refuses is still refused
+// on an attached server, and no change is recorded for it.
+func TestSandboxedCommandsAreRefusedBeforeTheyAreRecorded(t *testing.T) {
+	ctx := context.Background()
+	r, st, s, _, _ := attachedRun(t, Config{AllowCommands: true})
+	for _, cmd := range []bson.D{
+		{{Key: "setParameter", Value: 1}, {Key: "wiredTigerEngineRuntimeConfig", Value: "statistics_log=(wait=1,path=/var/tmp/st)"}},
+		{{Key: "setParameter", Value: 1}, {Key: "ldapServers", Value: "10.1.2.3"}},
+		{{Key: "setFreeMonitoring", Value: 1}, {Key: "action", Value: "enable"}},
+	} {
+		_, err := s.PlaybookCommand(ctx, "admin", cmd)
+		refusedQuietly(t, "PlaybookCommand "+cmd[0].Key, err, "is refused", "/var/tmp")
+	}
+	if changes, err := st.Changes(ctx, r.ID); err != nil || len(changes) != 0 {
+		t.Errorf("changes recorded for refused commands: %+v, %v", changes, err)
+	}
+}
