@@ -103,7 +103,7 @@ func printHistory(w io.Writer, h *compare.History) {
 	if h.Skipped > 0 {
 		fmt.Fprintf(w, "(%s with other parameters left out)\n", plural(h.Skipped, "ok run"))
 	}
-	fmt.Fprintf(w, "change points: E-divisive means, Welch's t-test at alpha %g\n", h.Alpha)
+	fmt.Fprintf(w, "change points: E-divisive means, Welch's t-test at alpha %g, at least %s on each side\n", h.Alpha, plural(h.MinRuns, "run"))
 	for _, s := range h.Series {
 		var vals []float64
 		for _, p := range s.Points {
@@ -119,7 +119,10 @@ func printHistory(w io.Writer, h *compare.History) {
 		st := engine.Summarise(vals)
 		last := vals[len(vals)-1]
 		fmt.Fprintf(w, "  %d values: last %s, min %s, median %s, max %s\n", len(vals), fmtValue(&last), fmtValue(&st.Min), fmtValue(&st.Median), fmtValue(&st.Max))
-		if len(s.Changes) == 0 {
+		switch {
+		case s.Note != "":
+			fmt.Fprintf(w, "  %s\n", s.Note)
+		case len(s.Changes) == 0:
 			fmt.Fprintf(w, "  no change point\n")
 		}
 		for _, c := range s.Changes {

@@ -36,10 +36,16 @@ func ChangePoints(x []float64, alpha float64, minSeg int) []ChangePoint {
 	if minSeg < 2 {
 		minSeg = DefaultMinSegment
 	}
-	n := len(x)
-	if n < 2*minSeg {
+	if len(x) < 2*minSeg {
 		return nil
 	}
+	return retest(x, splits(x, alpha, minSeg), alpha)
+}
+
+// splits is the first pass of ChangePoints: the cuts of x, in order, found
+// by splitting each segment at its best split while Welch's t-test between
+// the segment's two sides gives p < alpha.
+func splits(x []float64, alpha float64, minSeg int) []int {
 	var cuts []int
 	var split func(s, e int)
 	split = func(s, e int) {
@@ -54,8 +60,14 @@ func ChangePoints(x []float64, alpha float64, minSeg int) []ChangePoint {
 		split(s, tau)
 		split(tau, e)
 	}
-	split(0, n)
+	split(0, len(x))
 	slices.Sort(cuts)
+	return cuts
+}
+
+// retest tests each cut again between its neighbouring cuts and drops the
+// one with the highest p >= alpha, until every cut passes.
+func retest(x []float64, cuts []int, alpha float64) []ChangePoint {
 	for {
 		cps := describe(x, cuts)
 		worst := -1

@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -80,5 +81,41 @@ func TestChangePointPrecisionRecall(t *testing.T) {
 		DefaultHistoryAlpha, precision, recall, tp, fp, fn, alarms)
 	if precision < 0.85 || recall < 0.85 || alarms > 4 {
 		t.Errorf("precision %.2f recall %.2f false alarms %d", precision, recall, alarms)
+	}
+}
+
+// TestRetestBetweenNeighbours: a level going 1000 -> 900 -> 800 with three
+// runs at 900. The first pass splits the whole series where the 800s begin
+// (index 11), then the 1000s from the 900s (index 8). Between its
+// neighbours (the three 900s against the 800s) the split at 11 rests on
+// three runs: with ±10 of noise among them its p is 0.003 and the re-test
+// drops it; with ±5 it passes and both stay.
+func TestRetestBetweenNeighbours(t *testing.T) {
+	before := []float64{1000, 1010, 990, 1005, 995, 1008, 992, 1000}
+	after := []float64{800, 802, 798, 801, 799, 800, 802, 798, 800}
+	for _, tc := range []struct {
+		name   string
+		middle []float64
+		splits []int
+		want   []int
+	}{
+		{"noisy middle", []float64{890, 910, 900}, []int{8, 11}, []int{8}},
+		{"steady middle", []float64{895, 905, 900}, []int{8, 11}, []int{8, 11}},
+	} {
+		x := append(append(append([]float64{}, before...), tc.middle...), after...)
+		if got := splits(x, DefaultHistoryAlpha, DefaultMinSegment); !slices.Equal(got, tc.splits) {
+			t.Errorf("%s: first pass %v, want %v", tc.name, got, tc.splits)
+		}
+		var got []int
+		cps := ChangePoints(x, DefaultHistoryAlpha, DefaultMinSegment)
+		for _, cp := range cps {
+			got = append(got, cp.Index)
+			if cp.P >= DefaultHistoryAlpha {
+				t.Errorf("%s: change point %+v kept at p >= %g", tc.name, cp, DefaultHistoryAlpha)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: change points %+v, want at %v", tc.name, cps, tc.want)
+		}
 	}
 }

@@ -59,17 +59,22 @@ type HistorySeries struct {
 	Step    string          `json:"step"`
 	Points  []HistoryPoint  `json:"points"`
 	Changes []HistoryChange `json:"changes"`
+	// Note says why no change point was looked for: too few runs with a
+	// value for MinRuns on each side.
+	Note string `json:"note,omitempty"`
 }
 
 // History is a measure of each matched step across the ok runs of a
 // playbook with the same parameters, oldest first, with its change points.
 type History struct {
-	Playbook string          `json:"playbook"`
-	Measure  string          `json:"measure"`
-	Params   map[string]any  `json:"params"`
-	Alpha    float64         `json:"alpha"`
-	Runs     []RunRef        `json:"runs"`
-	Series   []HistorySeries `json:"series"`
+	Playbook string         `json:"playbook"`
+	Measure  string         `json:"measure"`
+	Params   map[string]any `json:"params"`
+	Alpha    float64        `json:"alpha"`
+	// MinRuns is the fewest runs on each side of a change point.
+	MinRuns int             `json:"min_runs"`
+	Runs    []RunRef        `json:"runs"`
+	Series  []HistorySeries `json:"series"`
 	// Skipped counts the ok runs of the playbook left out because their
 	// parameters differ from the newest run's.
 	Skipped int `json:"skipped_other_params"`
@@ -122,7 +127,10 @@ func BuildHistory(runs []RunRef, steps [][]engine.StepRecord, m measure, opt His
 	if opt.Alpha <= 0 || opt.Alpha >= 1 {
 		opt.Alpha = DefaultHistoryAlpha
 	}
-	h := &History{Measure: m.name, Alpha: opt.Alpha, Runs: runs, Series: []HistorySeries{}}
+	if opt.MinSegment < 2 {
+		opt.MinSegment = DefaultMinSegment
+	}
+	h := &History{Measure: m.name, Alpha: opt.Alpha, MinRuns: opt.MinSegment, Runs: runs, Series: []HistorySeries{}}
 	if len(runs) > 0 {
 		h.Params = runs[len(runs)-1].Params
 	}
@@ -156,6 +164,9 @@ func BuildHistory(runs []RunRef, steps [][]engine.StepRecord, m measure, opt His
 			}
 		}
 		s := HistorySeries{Step: k, Points: pts, Changes: []HistoryChange{}}
+		if len(vals) > 0 && len(vals) < 2*opt.MinSegment {
+			s.Note = fmt.Sprintf("too few runs (%d; at least %d needed)", len(vals), 2*opt.MinSegment)
+		}
 		for _, cp := range ChangePoints(vals, opt.Alpha, opt.MinSegment) {
 			kind := "change"
 			switch direction(cp.After > cp.Before, m.better) {
