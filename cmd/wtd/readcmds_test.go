@@ -260,6 +260,30 @@ func TestSamplesColumnsRatesAndSteps(t *testing.T) {
 	if len(doc.Rows) < 10 || doc.Metrics[1] != pagesRead || maxQ < 100 {
 		t.Errorf("%d rows, metrics %v, top query rate %.0f", len(doc.Rows), doc.Metrics, maxQ)
 	}
+	// The rates are the counter's, not its running total: the rate times
+	// the time between samples adds up to the queries the counter counted,
+	// from zero again after the restart (which the run does have).
+	res = runCLI(t, nil, "samples", "--db", fx.db, "1", "--metric", "opcounters.query", "--format", "json")
+	var raw struct{ Rows []struct{ Values []*float64 } }
+	if err := json.Unmarshal([]byte(res.stdout), &raw); err != nil || len(raw.Rows) != len(doc.Rows) {
+		t.Fatalf("raw samples: %v, %d rows for %d rates", err, len(raw.Rows), len(doc.Rows))
+	}
+	counted, drawn, drops := 0.0, 0.0, 0
+	for i := 1; i < len(raw.Rows); i++ {
+		prev, v, rate := raw.Rows[i-1].Values[0], raw.Rows[i].Values[0], doc.Rows[i].Values[0]
+		if prev == nil || v == nil || rate == nil {
+			t.Fatalf("row %d: query counter %v after %v, rate %v", i, v, prev, rate)
+		}
+		if *v >= *prev {
+			counted += *v - *prev
+		} else {
+			counted, drops = counted+*v, drops+1
+		}
+		drawn += *rate * (doc.Rows[i].Seconds - doc.Rows[i-1].Seconds)
+	}
+	if drops == 0 || !(counted >= 100 && math.Abs(drawn-counted) <= 0.01*counted) {
+		t.Errorf("queries: the rates add up to %.1f, the counter counted %.0f (%d restarts)", drawn, counted, drops)
+	}
 	if res := runCLI(t, nil, "samples", "--db", fx.db, "1", "--metric", "no such"); res.code != 2 || !strings.Contains(res.stderr, `no metric "no such"`) {
 		t.Errorf("unknown metric: %+v", res)
 	}
