@@ -27,8 +27,11 @@ newest ok run, oldest first, and follows one measure of each matched step
 E-divisive means (the energy statistic splits the series where the
 distributions on either side differ most) and keeps a split only when
 Welch's t-test between the two sides gives p < --alpha; then it searches both
-sides again. Each change point is marked regression or improvement (peaks:
-change) with its size. Pairwise comparisons of nightly runs cry wolf; change
+sides again; at the end each change point is tested again between its
+neighbours. A change point has at least --min-runs runs on each side: a step
+measured in fewer than twice that many runs says too few runs. Each change
+point is marked regression or improvement (peaks: change) with its size.
+Pairwise comparisons of nightly runs cry wolf; change
 points look at the whole series.
 
 Measures: ` + strings.Join(compare.MeasureNames, ", ") + `.
