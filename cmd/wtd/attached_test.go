@@ -85,7 +85,11 @@ refused("setParameter", { wiredTigerEngineRuntimeConfig = "eviction_target=60" }
 refused("profile", { profile = 2 }, "t", "wtd run --allow-commands")
 refused("createIndexes", { createIndexes = "c", indexes = { { key = { a = 1 }, name = "a_1" } } }, "t",
   "use m:create_index{ ns = ..., key = ... }, which is recorded and dropped at the end of the run unless keep = true")
-refused("setFreeMonitoring", { action = "enable" }, "admin", "not one of the commands that only read")
+do -- refused on every server, before the attached server's rule
+  local ok, e = pcall(m.command, m, "setFreeMonitoring", { action = "enable" }, "admin")
+  assert(not ok and tostring(e):find("setFreeMonitoring is refused: free monitoring sends", 1, true), tostring(e))
+end
+refused("collMod", { collMod = "c" }, "t", "not one of the commands that only read")
 refused("replSetInitiate", { replSetInitiate = { _id = "rs0", members = { { _id = 0, host = "127.0.0.1:1" } } } }, "admin", "--allow-commands")
 refused("dropDatabase", {}, "t", "the daemon config's allow_commands: true")
 refused("aggregate", { aggregate = "c", pipeline = { { ["$out"] = "copy" } }, cursor = {} }, "t", "an aggregate with a $out stage")
