@@ -12,14 +12,36 @@ import (
 )
 
 // LockHolder says who holds the experiment lock. It is written into the
-// lock file by the holder, so a waiting process can name it.
+// lock file by the holder, so a waiting process can name it. Beside its
+// pid, the holder is named by its start time (clock ticks after boot),
+// pid namespace and the host's boot, since a pid alone can name another
+// process.
 type LockHolder struct {
-	PID      int       `json:"pid"`
-	RunID    int64     `json:"run_id,omitempty"`
-	Playbook string    `json:"playbook,omitempty"`
-	Trigger  string    `json:"trigger,omitempty"`
-	DB       string    `json:"db,omitempty"`
-	Since    time.Time `json:"since"`
+	PID        int       `json:"pid"`
+	StartTicks uint64    `json:"start_ticks,omitempty"`
+	PIDNS      string    `json:"pid_ns,omitempty"`
+	BootID     string    `json:"boot_id,omitempty"`
+	RunID      int64     `json:"run_id,omitempty"`
+	Playbook   string    `json:"playbook,omitempty"`
+	Trigger    string    `json:"trigger,omitempty"`
+	DB         string    `json:"db,omitempty"`
+	Since      time.Time `json:"since"`
+}
+
+// selfIdentity is what names this process beside its pid, as read from
+// /proc: its start time, pid namespace and the host's boot id (zero where
+// the system does not say).
+func selfIdentity() (startTicks uint64, pidNS, bootID string) {
+	if b, err := os.ReadFile("/proc/self/stat"); err == nil {
+		if st, err := parsePIDStat(string(b)); err == nil {
+			startTicks = st.StartTicks
+		}
+	}
+	pidNS, _ = os.Readlink("/proc/self/ns/pid")
+	if b, err := os.ReadFile("/proc/sys/kernel/random/boot_id"); err == nil {
+		bootID = strings.TrimSpace(string(b))
+	}
+	return startTicks, pidNS, bootID
 }
 
 // String words the holder for messages: "run 12 of playbooks/x.lua (pid 4711, since 10:02:03)".
@@ -62,6 +84,7 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 // the kernel releases it when the holder dies, however it dies.
 type ExperimentLock struct {
 	f      *os.File
+	path   string
 	holder LockHolder
 }
 
@@ -78,7 +101,7 @@ func TryLock(path string, holder LockHolder) (*ExperimentLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment lock: %w", err)
 	}
-	ok, err := tryFlock(f)
+	ok, err := tryFlockBriefly(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("experiment lock %s: %w", path, err)
@@ -89,16 +112,30 @@ func TryLock(path string, holder LockHolder) (*ExperimentLock, error) {
 	}
 	if holder.PID == 0 {
 		holder.PID = os.Getpid()
+		holder.StartTicks, holder.PIDNS, holder.BootID = selfIdentity()
 	}
 	if holder.Since.IsZero() {
 		holder.Since = time.Now()
 	}
-	l := &ExperimentLock{f: f, holder: holder}
+	l := &ExperimentLock{f: f, path: path, holder: holder}
 	if err := l.write(); err != nil {
 		l.Release()
 		return nil, err
 	}
 	return l, nil
+}
+
+// tryFlockBriefly is tryFlock that tries again for up to 50 ms: a process
+// that tests whether a run's lock is held (the results database does, to
+// tell a killed run from a live one) takes it for an instant.
+func tryFlockBriefly(f *os.File) (bool, error) {
+	for i := 0; ; i++ {
+		ok, err := tryFlock(f)
+		if ok || err != nil || i == 10 {
+			return ok, err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Lock takes the lock at path, waiting while another process holds it.
@@ -147,6 +184,9 @@ func (l *ExperimentLock) SetRun(id int64) error {
 
 // Holder returns what the lock file says.
 func (l *ExperimentLock) Holder() LockHolder { return l.holder }
+
+// Path returns the lock file's path.
+func (l *ExperimentLock) Path() string { return l.path }
 
 func (l *ExperimentLock) write() error {
 	// Write, then cut to length: a waiting process never reads an empty file.

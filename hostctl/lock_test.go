@@ -3,6 +3,7 @@ package hostctl
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -24,8 +25,18 @@ func TestExperimentLock(t *testing.T) {
 	if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
 		t.Fatalf("second TryLock: %v, want a LockedError", err)
 	}
-	if le.Holder.RunID != 7 || le.Holder.Playbook != "a.lua" || le.Holder.PID == 0 {
+	if le.Holder.RunID != 7 || le.Holder.Playbook != "a.lua" || le.Holder.PID != os.Getpid() {
 		t.Errorf("holder = %+v", le.Holder)
+	}
+	// Beside its pid, the holder is named by its start time, pid namespace
+	// and the host's boot.
+	stat, _ := os.ReadFile("/proc/self/stat")
+	self, _ := parsePIDStat(string(stat))
+	ns, _ := os.Readlink("/proc/self/ns/pid")
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if h := le.Holder; h.StartTicks == 0 || h.StartTicks != self.StartTicks || h.PIDNS == "" || h.PIDNS != ns ||
+		h.BootID == "" || h.BootID != strings.TrimSpace(string(boot)) {
+		t.Errorf("holder %+v, want start %d, pid namespace %s, boot %s", h, self.StartTicks, ns, boot)
 	}
 	if !strings.HasPrefix(err.Error(), "another experiment runs on this host: run 7 of a.lua (pid ") {
 		t.Errorf("message: %v", err)
@@ -67,6 +78,31 @@ func TestExperimentLock(t *testing.T) {
 		t.Fatalf("after release: %v", err)
 	}
 	c.Release()
+}
+
+// TestTryLockOutlastsAProbe: another process that tests whether the lock
+// is held takes it for an instant; TryLock does not call the lock held
+// for that.
+func TestTryLockOutlastsAProbe(t *testing.T) {
+	path := LockPath(t.TempDir())
+	for i := range 20 {
+		probe, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := tryFlock(probe); !ok {
+			t.Fatalf("probe: %v", err)
+		}
+		go func() {
+			time.Sleep(time.Millisecond)
+			probe.Close()
+		}()
+		l, err := TryLock(path, LockHolder{Playbook: "a.lua"})
+		if err != nil {
+			t.Fatalf("round %d: TryLock while a probe held the lock for 1 ms: %v", i, err)
+		}
+		l.Release()
+	}
 }
 
 func TestLockHolderString(t *testing.T) {

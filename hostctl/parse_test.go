@@ -76,7 +76,7 @@ func TestParsePIDStat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (procStat{UTime: 250, STime: 50, RSSPages: 25600}); got != want {
+	if want := (procStat{UTime: 250, STime: 50, RSSPages: 25600, StartTicks: 123456}); got != want {
 		t.Errorf("got %+v, want %+v (a name with spaces and parentheses)", got, want)
 	}
 	if _, err := parsePIDStat("1 (x) S 1 2"); err == nil {

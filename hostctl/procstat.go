@@ -14,6 +14,8 @@ type procStat struct {
 	UTime, STime uint64
 	// RSSPages is the resident set in pages.
 	RSSPages uint64
+	// StartTicks is when the process started, in clock ticks after boot.
+	StartTicks uint64
 	// ReadBytes and WriteBytes are the storage I/O of /proc/<pid>/io;
 	// HasIO is false when that file could not be read.
 	ReadBytes, WriteBytes uint64
@@ -27,7 +29,8 @@ func parsePIDStat(s string) (procStat, error) {
 	if i < 0 {
 		return procStat{}, fmt.Errorf("no ')' after the command name")
 	}
-	// f[0] is field 3 (state); utime is field 14, stime 15, rss 24.
+	// f[0] is field 3 (state); utime is field 14, stime 15, starttime 22,
+	// rss 24.
 	f := strings.Fields(s[i+1:])
 	if len(f) < 22 {
 		return procStat{}, fmt.Errorf("short stat line: %d fields after the name", len(f))
@@ -48,6 +51,9 @@ func parsePIDStat(s string) (procStat, error) {
 		return procStat{}, err
 	}
 	if st.STime, err = get(15); err != nil {
+		return procStat{}, err
+	}
+	if st.StartTicks, err = get(22); err != nil {
 		return procStat{}, err
 	}
 	if st.RSSPages, err = get(24); err != nil {
