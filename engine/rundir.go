@@ -31,11 +31,9 @@ const (
 )
 
 type dirOwner struct {
-	PID    int    `json:"pid"`
-	Host   string `json:"host"`
-	BootID string `json:"boot_id,omitempty"`
-	RunID  int64  `json:"run_id"`
-	DB     string `json:"db,omitempty"`
+	store.Owner
+	RunID int64  `json:"run_id"`
+	DB    string `json:"db,omitempty"`
 }
 
 // RunsDir is where the run directories of a state directory live.
@@ -67,8 +65,7 @@ func makeRunDir(stateDir string, id int64, db string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("make run directory: %w", err)
 		}
-		pid, host, boot := store.ThisProcess()
-		b, _ := json.Marshal(dirOwner{PID: pid, Host: host, BootID: boot, RunID: id, DB: db})
+		b, _ := json.Marshal(dirOwner{Owner: store.ThisProcess(), RunID: id, DB: db})
 		if err := os.WriteFile(filepath.Join(dir, ownerFile), b, 0o600); err != nil {
 			return "", fmt.Errorf("make run directory: %w", err)
 		}
@@ -88,7 +85,8 @@ func runDirStale(dir string) (bool, error) {
 	if err := json.Unmarshal(b, &o); err != nil {
 		return false, err
 	}
-	return store.OwnerGone(o.PID, o.Host, o.BootID), nil
+	gone, _ := store.OwnerGone(o.Owner)
+	return gone, nil
 }
 
 // RemoveStaleRunDirs deletes the run directories under stateDir whose owner

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 )
 
@@ -41,6 +42,16 @@ type RunInfo struct {
 	Trigger       string // what started the run: "cli" (default), "api", "schedule NAME", "catch-up"
 	OwnerPID      int    // the process writing the run; 0 means this one
 	OwnerHost     string // its host name; "" means this host
+	// OwnerStart is, with OwnerPID, when the owner started: clock ticks
+	// after boot (/proc/PID/stat field 22); 0 when unknown.
+	OwnerStart int64
+	// OwnerPIDNS is, with OwnerPID, the owner's pid namespace
+	// ("pid:[4026531836]"); "" when unknown.
+	OwnerPIDNS string
+	// LockPath is the experiment lock file the owner holds while the run
+	// goes on: a run whose lock nobody holds is not going on. "": not
+	// known; the host's lock is tested instead (see SetHostLock).
+	LockPath string
 }
 
 // Run is a recorded run.
@@ -57,6 +68,7 @@ type Run struct {
 type createRunOp struct {
 	info   RunInfo
 	bootID string
+	lockID string // the lock file's fileID
 	id     int64
 }
 
@@ -75,11 +87,12 @@ func (o *createRunOp) apply(ctx context.Context, w *writer) error {
 	}
 	row, err := w.queryRow(ctx, `INSERT INTO runs (playbook_path, playbook, playbook_sha256, params,
 		started_at, status, host_facts, target_path, target_uri, target_version, wtd_version,
-		owner_pid, owner_host, owner_boot_id, triggered_by)
-		VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		owner_pid, owner_host, owner_boot_id, triggered_by, owner_start_ticks, owner_pid_ns, owner_lock, owner_lock_file)
+		VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		in.PlaybookPath, RedactURI(in.Playbook), hex.EncodeToString(sum[:]), params,
 		in.StartedAt.UnixNano(), host, RedactURI(in.TargetPath), RedactURI(in.TargetURI),
-		RedactURI(in.TargetVersion), in.WtdVersion, in.OwnerPID, in.OwnerHost, o.bootID, in.Trigger)
+		RedactURI(in.TargetVersion), in.WtdVersion, in.OwnerPID, in.OwnerHost, o.bootID, in.Trigger,
+		sql.NullInt64{Int64: in.OwnerStart, Valid: in.OwnerStart != 0}, in.OwnerPIDNS, in.LockPath, o.lockID)
 	if err != nil {
 		return err
 	}
@@ -87,17 +100,25 @@ func (o *createRunOp) apply(ctx context.Context, w *writer) error {
 }
 
 // CreateRun records the start of a run (status running) and returns its id.
-// The run belongs to this process unless info names another owner.
+// The run belongs to this process unless info names another owner; with
+// this process, its start time and pid namespace are recorded too.
 func (s *Store) CreateRun(ctx context.Context, info RunInfo) (int64, error) {
 	o := &createRunOp{info: info}
 	if o.info.OwnerPID == 0 {
-		o.info.OwnerPID = s.self.pid
+		o.info.OwnerPID, o.info.OwnerStart, o.info.OwnerPIDNS = s.self.PID, s.self.Start, s.self.PIDNS
 	}
 	if o.info.OwnerHost == "" {
-		o.info.OwnerHost = s.self.host
+		o.info.OwnerHost = s.self.Host
 	}
-	if o.info.OwnerHost == s.self.host {
-		o.bootID = s.self.bootID
+	if o.info.OwnerHost == s.self.Host {
+		o.bootID = s.self.BootID
+	}
+	if o.info.LockPath != "" {
+		abs, err := filepath.Abs(o.info.LockPath)
+		if err != nil {
+			return 0, fmt.Errorf("create run: lock file %s: %w", o.info.LockPath, err)
+		}
+		o.info.LockPath, o.lockID = abs, fileID(abs)
 	}
 	if o.info.StartedAt.IsZero() {
 		o.info.StartedAt = time.Now()
@@ -154,43 +175,53 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status, reason string, 
 
 const runColumns = `id, playbook_path, playbook, playbook_sha256, params, started_at, ended_at,
 	status, reason, host_facts, target_path, target_uri, target_version, wtd_version,
-	owner_pid, owner_host, owner_boot_id, triggered_by`
+	owner_pid, owner_host, owner_boot_id, triggered_by, owner_start_ticks, owner_pid_ns, owner_lock, owner_lock_file`
 
-// scanRun reads one row of runColumns, with the status as seen from here.
+// scanRun reads one row of runColumns, with the status as seen from here
+// (see abandoned).
 func (s *Store) scanRun(sc interface{ Scan(...any) error }) (Run, error) {
-	var r Run
-	var params, host []byte
-	var started int64
-	var ended sql.NullInt64
-	var bootID string
-	if err := sc.Scan(&r.ID, &r.PlaybookPath, &r.Playbook, &r.PlaybookSHA256, &params, &started, &ended,
-		&r.Status, &r.Reason, &host, &r.TargetPath, &r.TargetURI, &r.TargetVersion, &r.WtdVersion,
-		&r.OwnerPID, &r.OwnerHost, &bootID, &r.Trigger); err != nil {
+	r, o, err := s.scanRunRow(sc)
+	if err != nil {
 		return Run{}, err
 	}
+	if r.Status == StatusRunning {
+		if gone, why := s.abandoned(o); gone {
+			r.Status, r.Reason = StatusAborted, abandonedReason(r.OwnerPID, why)
+		}
+	}
+	return r, nil
+}
+
+// scanRunRow reads one row of runColumns as it is, and who owns the run.
+func (s *Store) scanRunRow(sc interface{ Scan(...any) error }) (Run, runOwner, error) {
+	var r Run
+	var o runOwner
+	var params, host []byte
+	var started int64
+	var ended, ownerStart sql.NullInt64
+	if err := sc.Scan(&r.ID, &r.PlaybookPath, &r.Playbook, &r.PlaybookSHA256, &params, &started, &ended,
+		&r.Status, &r.Reason, &host, &r.TargetPath, &r.TargetURI, &r.TargetVersion, &r.WtdVersion,
+		&r.OwnerPID, &r.OwnerHost, &o.BootID, &r.Trigger, &ownerStart, &r.OwnerPIDNS, &o.lock, &o.lockID); err != nil {
+		return Run{}, runOwner{}, err
+	}
+	r.OwnerStart, r.LockPath = ownerStart.Int64, o.lock
+	o.PID, o.Host, o.Start, o.PIDNS = r.OwnerPID, r.OwnerHost, r.OwnerStart, r.OwnerPIDNS
 	r.StartedAt = time.Unix(0, started)
 	if ended.Valid {
 		r.EndedAt = time.Unix(0, ended.Int64)
 	}
 	if err := decodeJSON(params, &r.Params); err != nil {
-		return Run{}, fmt.Errorf("decode params of run %d: %w", r.ID, err)
+		return Run{}, runOwner{}, fmt.Errorf("decode params of run %d: %w", r.ID, err)
 	}
 	if err := decodeJSON(host, &r.Host); err != nil {
-		return Run{}, fmt.Errorf("decode host facts of run %d: %w", r.ID, err)
+		return Run{}, runOwner{}, fmt.Errorf("decode host facts of run %d: %w", r.ID, err)
 	}
-	if r.Status == StatusRunning && s.self.ownerGone(r.OwnerPID, r.OwnerHost, bootID) {
-		r.Status, r.Reason = StatusAborted, abandonedReason(r.OwnerPID)
-	}
-	return r, nil
-}
-
-// abandonedReason is the reason of a run whose process died while it ran.
-func abandonedReason(pid int) string {
-	return fmt.Sprintf("wtd process %d ended without finishing the run", pid)
+	return r, o, nil
 }
 
 // GetRun returns run id; an unknown id gives an error wrapping ErrNotFound.
-// A run whose owner process is gone reads as aborted.
+// A run marked running that is not going on (its wtd was killed: see
+// abandoned) reads aborted, with the reason.
 func (s *Store) GetRun(ctx context.Context, id int64) (Run, error) {
 	r, err := s.scanRun(s.r.QueryRowContext(ctx, "SELECT "+runColumns+" FROM runs WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {

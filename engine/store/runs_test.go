@@ -43,7 +43,7 @@ func TestRunLifecycle(t *testing.T) {
 	}
 	sum := sha256.Sum256([]byte(info.Playbook))
 	want := Run{ID: id, RunInfo: info, Status: StatusRunning, PlaybookSHA256: hex.EncodeToString(sum[:])}
-	want.OwnerPID, want.OwnerHost = os.Getpid(), s.self.host
+	want.OwnerPID, want.OwnerHost, want.OwnerStart, want.OwnerPIDNS = os.Getpid(), s.self.Host, s.self.Start, s.self.PIDNS
 	got, err := s.GetRun(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -230,80 +230,6 @@ func deadPID(t *testing.T) int {
 		t.Fatalf("run child: %v", err)
 	}
 	return cmd.Process.Pid
-}
-
-func TestAbandonedRunReadsAborted(t *testing.T) {
-	ctx := context.Background()
-	s := openTest(t, "", Options{})
-	dead := deadPID(t)
-	tests := []struct {
-		name       string
-		pid        int
-		host       string
-		wantStatus string
-		wantReason string
-	}{
-		{"owned by this process", os.Getpid(), "", StatusRunning, ""},
-		{"owned by a live process", os.Getppid(), "", StatusRunning, ""},
-		{"owned by a dead process", dead, "", StatusAborted, abandonedReason(dead)},
-		{"owned by a process of another host", dead, "elsewhere.example", StatusRunning, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			info := exampleRunInfo(time.Unix(1700000000, 0))
-			info.OwnerPID, info.OwnerHost = tt.pid, tt.host
-			id, err := s.CreateRun(ctx, info)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stepID, err := s.CreateStep(ctx, StepInfo{RunID: id, Name: "load"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			run, err := s.GetRun(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if run.Status != tt.wantStatus || run.Reason != tt.wantReason {
-				t.Errorf("run: %s %q, want %s %q", run.Status, run.Reason, tt.wantStatus, tt.wantReason)
-			}
-			steps, err := s.Steps(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(steps) != 1 || steps[0].ID != stepID || steps[0].Status != tt.wantStatus || steps[0].Error != tt.wantReason {
-				t.Errorf("steps: %+v, want one %s with error %q", steps, tt.wantStatus, tt.wantReason)
-			}
-			runs, err := s.ListRuns(ctx, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(runs) != 1 || runs[0].Status != tt.wantStatus {
-				t.Errorf("ListRuns: %+v, want status %s", runs, tt.wantStatus)
-			}
-		})
-	}
-}
-
-func TestAbandonedAfterReboot(t *testing.T) {
-	o := owner{pid: 10, host: "h", bootID: "boot-2"}
-	tests := []struct {
-		name   string
-		pid    int
-		host   string
-		bootID string
-		want   bool
-	}{
-		{"this process", 10, "h", "boot-2", false},
-		{"this process before a reboot", 10, "h", "boot-1", true},
-		{"unknown boot", 10, "h", "", false},
-		{"other host", 10, "g", "boot-1", false},
-	}
-	for _, tt := range tests {
-		if got := o.ownerGone(tt.pid, tt.host, tt.bootID); got != tt.want {
-			t.Errorf("%s: ownerGone = %v, want %v", tt.name, got, tt.want)
-		}
-	}
 }
 
 func TestPasswordsNeverReachTheFile(t *testing.T) {

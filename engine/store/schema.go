@@ -9,7 +9,8 @@ import (
 // migrations are the schema, one step per entry; entry i brings the database
 // from user_version i to i+1. Append only: never edit a released entry.
 //
-// Times are INTEGER unix nanoseconds (NULL while a run or step is going on);
+// Times are INTEGER unix nanoseconds (NULL while a run or step is going on,
+// and when its end was not seen: its wtd was killed);
 // structured values are JSON text (NULL when not given).
 var migrations = []string{
 	`
@@ -181,6 +182,16 @@ DROP TABLE changes;
 ALTER TABLE changes_v6 RENAME TO changes;
 CREATE INDEX changes_by_state ON changes (state, run_id);
 CREATE INDEX changes_by_run ON changes (run_id, state);
+`,
+	// 7: the owner of a run beyond its pid (pids are reused, and mean a
+	// process only in their pid namespace) and the experiment lock it holds
+	// while the run goes on: a run whose lock is free is not going on.
+	`
+ALTER TABLE runs ADD COLUMN owner_start_ticks INTEGER;               -- the owner's start, clock ticks after boot (/proc/PID/stat field 22); NULL unknown
+ALTER TABLE runs ADD COLUMN owner_pid_ns TEXT NOT NULL DEFAULT '';   -- the owner's pid namespace, "pid:[4026531836]"; '' unknown
+ALTER TABLE runs ADD COLUMN owner_lock TEXT NOT NULL DEFAULT '';     -- the experiment lock file it holds; '' not recorded (older wtd)
+ALTER TABLE runs ADD COLUMN owner_lock_file TEXT NOT NULL DEFAULT ''; -- that file's "device:inode", to know it again from another mount namespace
+CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
 `,
 }
 

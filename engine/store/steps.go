@@ -119,8 +119,9 @@ func (s *Store) FinishStep(ctx context.Context, id int64, res StepResult) error 
 	return s.do(ctx, &finishStepOp{id: id, res: res})
 }
 
-// Steps returns the steps of a run in order. When the run reads as aborted
-// because its process is gone, its running steps read as aborted too.
+// Steps returns the steps of a run in order. When the run reads aborted
+// because its wtd was killed, its running steps read aborted too, with the
+// run's reason.
 func (s *Store) Steps(ctx context.Context, runID int64) ([]Step, error) {
 	run, err := s.GetRun(ctx, runID)
 	if err != nil {

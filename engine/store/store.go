@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
@@ -64,7 +65,7 @@ type Store struct {
 	opts Options
 	w    *sql.DB // one connection, held by the writer goroutine
 	r    *sql.DB // read-only pool
-	self owner   // this process, for runs it creates and for liveness checks
+	self Owner   // this process, for runs it creates and for liveness checks
 
 	mu      sync.Mutex
 	queue   []queued
@@ -83,6 +84,8 @@ type Store struct {
 	names nameCache // metric and source names for readers
 
 	onFailure func(error) // called from the writer for each failed asynchronous write
+
+	hostLock atomic.Pointer[string] // see SetHostLock
 }
 
 // ErrNoDatabase is returned by OpenExisting when there is no database.
@@ -150,7 +153,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		opts:       opts.withDefaults(),
 		w:          w,
 		r:          r,
-		self:       currentOwner(),
+		self:       ThisProcess(),
 		wake:       make(chan struct{}, 1),
 		arm:        make(chan struct{}, 1),
 		stop:       make(chan struct{}),
