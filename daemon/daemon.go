@@ -18,6 +18,7 @@ import (
 	"wtd/engine"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
+	"wtd/hostctl"
 	"wtd/web"
 )
 
@@ -77,9 +78,12 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 		return fmt.Errorf("open results database %s: %w", dbPath, err)
 	}
 	defer st.Close(context.WithoutCancel(ctx))
-	// Runs whose wtd was killed before it put back what it changed on a
-	// server are put back before anything else runs.
-	if err := engine.RestoreUnrestored(ctx, st, &lineLog{log: opts.Log, level: slog.LevelWarn, msg: "restore"}); err != nil {
+	// Runs whose wtd was killed are recorded aborted, and what they changed
+	// on a server is put back, before anything else runs.
+	if opts.StateDir != "" {
+		st.SetHostLock(hostctl.LockPath(opts.StateDir))
+	}
+	if err := engine.RestoreUnrestored(ctx, st, "wtd daemon", &lineLog{log: opts.Log, level: slog.LevelWarn, msg: "restore"}); err != nil {
 		opts.Log.Error("putting back what earlier runs changed on servers", "err", err)
 	}
 	d := &daemon{opts: opts, st: st}

@@ -268,7 +268,7 @@ func TestRestoreUnrestoredDropsAKilledRunsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	if err := RestoreUnrestored(ctx, st, &log); err != nil {
+	if err := RestoreUnrestored(ctx, st, "a test", &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	specs, _ := coll.Indexes().ListSpecifications(ctx)

@@ -280,16 +280,27 @@ func RestoreRun(ctx context.Context, st *store.Store, runID int64, log io.Writer
 	return err
 }
 
-// RestoreUnrestored puts back the changes of every run whose wtd ended
-// without putting them back (see RestoreRun), but for the runs skip; every
-// wtd command that opens the results database and the daemon at start call
-// it.
-func RestoreUnrestored(ctx context.Context, st *store.Store, log io.Writer, skip ...int64) error {
+// RestoreUnrestored records aborted the runs whose wtd ended without
+// recording their end (killed or crashed: store.EndAbandonedRuns, by names
+// who found them, e.g. "wtd runs"), then puts back the changes of every run
+// whose wtd ended without putting them back (see RestoreRun), but for the
+// runs skip; every wtd command that opens the results database and the
+// daemon at start call it.
+func RestoreUnrestored(ctx context.Context, st *store.Store, by string, log io.Writer, skip ...int64) error {
+	var errs []error
+	ended, err := st.EndAbandonedRuns(ctx, by)
+	if err != nil {
+		errs = append(errs, err) // what was changed is put back all the same
+	}
+	for _, r := range ended {
+		if log != nil {
+			fmt.Fprintf(log, "wtd: run %d recorded aborted: %s\n", r.ID, r.Reason)
+		}
+	}
 	ids, err := st.UnrestoredRuns(ctx)
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
-	var errs []error
 	for _, id := range ids {
 		if slices.Contains(skip, id) {
 			continue

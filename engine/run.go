@@ -44,6 +44,10 @@ type Config struct {
 	// StateDir/runs/ID, marked with its owner, and directories left there by
 	// dead processes are removed when a run starts.
 	StateDir string
+	// LockPath is the experiment lock file the caller holds for the run
+	// until it has recorded the run's end ("" none). It is recorded with
+	// the run: a run whose lock nobody holds is not going on.
+	LockPath string
 	// Dir, if set, is the run's directory instead (kept; only the servers'
 	// data in it is deleted at the end). With neither, a temp directory.
 	Dir string
@@ -146,7 +150,7 @@ func StartRun(ctx context.Context, cfg Config, info RunInfo) (*Run, error) {
 	r.virt = facts.Virtualization.System
 	id, err := cfg.Store.CreateRun(ctx, store.RunInfo{
 		PlaybookPath: info.PlaybookPath, Playbook: info.Playbook, Params: info.Params, StartedAt: r.start,
-		Host: hostFacts(facts), WtdVersion: cfg.WtdVersion, Trigger: cfg.Trigger,
+		Host: hostFacts(facts), WtdVersion: cfg.WtdVersion, Trigger: cfg.Trigger, LockPath: cfg.LockPath,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start run: %w", err)

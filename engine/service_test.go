@@ -179,14 +179,16 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	// Skipped (wtd restore RUN restores RUN itself), it is left as it is.
-	if err := RestoreUnrestored(ctx, st, &log, id); err != nil || log.Len() != 0 {
+	// Skipped (wtd restore RUN restores RUN itself), its changes are left
+	// as they are; it is recorded aborted all the same.
+	if err := RestoreUnrestored(ctx, st, "a test", &log, id); err != nil || strings.Contains(log.String(), "putting it back") ||
+		!strings.Contains(log.String(), fmt.Sprintf("run %d recorded aborted: wtd (pid %d) ended without recording its end", id, dead.Process.Pid)) {
 		t.Fatalf("skipping run %d: %v\n%s", id, err, log.String())
 	}
 	if ids, _ := st.UnrestoredRuns(ctx); len(ids) != 1 || ids[0] != id {
 		t.Errorf("unrestored after skipping run %d: %v", id, ids)
 	}
-	if err := RestoreUnrestored(ctx, st, &log); err != nil {
+	if err := RestoreUnrestored(ctx, st, "a test", &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	var got bson.M
@@ -244,7 +246,7 @@ func TestRestoreUnrestoredRestartsAServiceLeftDown(t *testing.T) {
 		t.Fatal("the service answers with the bad config: the test's premise fails")
 	}
 	var log strings.Builder
-	if err := RestoreUnrestored(ctx, st, &log); err != nil {
+	if err := RestoreUnrestored(ctx, st, "a test", &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	if got := svc.ConfigNow(t); got != string(svc.Original) {

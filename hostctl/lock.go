@@ -228,6 +228,15 @@ func (l *ExperimentLock) HandOver() {
 	l.f = nil
 }
 
+// openFilePath is the path of the file f has open, as the system says
+// (/proc/self/fd), else f's name.
+func openFilePath(f *os.File) string {
+	if p, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd())); err == nil && filepath.IsAbs(p) {
+		return p
+	}
+	return f.Name()
+}
+
 // InheritLock holds the lock through f, the lock file a parent handed over
 // (File): the flock on an open file description that holds it succeeds.
 // When f's description does not hold it and another process does, it is a
@@ -244,11 +253,12 @@ func InheritLock(f *os.File, holder LockHolder) (*ExperimentLock, error) {
 	keepFromChildren(f)
 	if holder.PID == 0 {
 		holder.PID = os.Getpid()
+		holder.StartTicks, holder.PIDNS, holder.BootID = selfIdentity()
 	}
 	if holder.Since.IsZero() {
 		holder.Since = time.Now()
 	}
-	l := &ExperimentLock{f: f, holder: holder}
+	l := &ExperimentLock{f: f, path: openFilePath(f), holder: holder}
 	if err := l.write(); err != nil {
 		l.Release()
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -112,5 +113,32 @@ func TestLockHolderString(t *testing.T) {
 	}
 	if LockPath("/s") != filepath.Join("/s", "experiment.lock") {
 		t.Error(LockPath("/s"))
+	}
+}
+
+// TestInheritedLockKnowsItsFile: a lock handed over through a file
+// descriptor, whatever name the receiver gives it, says the lock file's
+// path and names the receiver by its start time and pid namespace.
+func TestInheritedLockKnowsItsFile(t *testing.T) {
+	path := LockPath(t.TempDir())
+	l, err := TryLock(path, LockHolder{Playbook: "a.lua"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	fd, err := syscall.Dup(int(l.File().Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := InheritLock(os.NewFile(uintptr(fd), "lock-fd-3"), LockHolder{Playbook: "a.lua"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	if got.Path() != path {
+		t.Errorf("inherited lock's path %q, want %s", got.Path(), path)
+	}
+	if h := ReadLockHolder(path); h.PID != os.Getpid() || h.StartTicks == 0 || h.PIDNS == "" || h.BootID == "" {
+		t.Errorf("holder written by the receiver: %+v, want its pid, start time, pid namespace and boot", h)
 	}
 }

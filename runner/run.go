@@ -74,11 +74,14 @@ type Result struct {
 }
 
 // Start records a run of pb with cfg (engine.StartRun) under lock, which
-// the caller took (nil: no lock) and which Play releases. cfg.Trigger says
-// what started it. The run's context is ctx's child: cancelling ctx, or
-// Abort, aborts the run.
+// the caller took (nil: no lock) and which Play releases; the run records
+// the lock's file (cfg.LockPath). cfg.Trigger says what started it. The
+// run's context is ctx's child: cancelling ctx, or Abort, aborts the run.
 func Start(ctx context.Context, pb Playbook, lock *hostctl.ExperimentLock, cfg engine.Config, hooks Hooks, limits Limits) (*Run, error) {
 	start := time.Now()
+	if lock != nil {
+		cfg.LockPath = lock.Path()
+	}
 	r, err := engine.StartRun(ctx, cfg, engine.RunInfo{PlaybookPath: pb.Path, Playbook: pb.Source, Params: stringParams(pb.Overrides)})
 	if err != nil {
 		lock.Release()

@@ -88,7 +88,8 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	}
 	var dbFlag string
 	root.PersistentFlags().StringVar(&dbFlag, "db", "", "results database (default $WTD_DB, else $XDG_DATA_HOME/wtd/wtd.db or ~/.local/share/wtd/wtd.db)")
-	stores := storeOpener{env: env, flag: &dbFlag}
+	stores := storeOpener{env: env, flag: &dbFlag, command: new(string)}
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { *stores.command = cmd.CommandPath() }
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
@@ -99,8 +100,9 @@ serverStatus and host metrics, and records everything in SQLite.`,
 
 // storeOpener opens the results database the flags and environment name.
 type storeOpener struct {
-	env  Env
-	flag *string
+	env     Env
+	flag    *string
+	command *string // the command line's command ("wtd runs"), set when it starts
 }
 
 // create opens the database, creating it (0600, its directory 0700) when
@@ -118,12 +120,19 @@ func (o storeOpener) create(ctx context.Context) (*store.Store, error) {
 	return st, nil
 }
 
-// restore puts back what runs whose wtd was killed changed on servers
-// (engine.RestoreUnrestored), but for the runs skip: every command that
-// opens the database does. A failure is reported and the command goes on;
-// wtd restore RUN retries.
+// restore records aborted the runs whose wtd was killed and puts back
+// what they changed on servers (engine.RestoreUnrestored), but for the
+// runs skip: every command that opens the database does. A failure is
+// reported and the command goes on; wtd restore RUN retries.
 func (o storeOpener) restore(ctx context.Context, st *store.Store, skip ...int64) {
-	if err := engine.RestoreUnrestored(ctx, st, o.env.Stderr, skip...); err != nil {
+	if state, err := stateDir(o.env.Getenv); err == nil {
+		st.SetHostLock(hostctl.LockPath(state))
+	}
+	by := *o.command
+	if by == "" {
+		by = "wtd"
+	}
+	if err := engine.RestoreUnrestored(ctx, st, by, o.env.Stderr, skip...); err != nil {
 		fmt.Fprintf(o.env.Stderr, "wtd: putting back what an earlier run changed: %v (wtd restore RUN tries again)\n", err)
 	}
 }

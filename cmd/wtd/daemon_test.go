@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"wtd/engine/schedule"
+	"wtd/engine/store"
+	"wtd/hostctl"
 	"wtd/internal/testbin"
 )
 
@@ -161,7 +163,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
 	cfgPath := daemonConfig(t, dir, listen, mm, srv.URI)
-	cmd, out := startWtd(t, t.TempDir(), "daemon", "--config", cfgPath)
+	state := t.TempDir()
+	cmd, out := startWtd(t, state, "daemon", "--config", cfgPath)
 	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
 	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
 	ttl := func() any {
@@ -272,6 +275,20 @@ func TestDaemonEndToEnd(t *testing.T) {
 			t.Fatalf("run %d has no step going after 30 s: %+v", slow.RunID, going)
 		}
 		api.want(200, "GET", fmt.Sprintf("/api/v1/runs/%d", slow.RunID), &going)
+	}
+	// The wtd run the daemon started holds the run's experiment lock, and the
+	// run records it: a command of another process leaves it running.
+	db := filepath.Join(dir, "wtd.db")
+	if res := runCLI(t, nil, "runs", "--db", db); res.code != 0 {
+		t.Errorf("wtd runs while the daemon runs: exit %d\n%s", res.code, res.stderr)
+	}
+	if status, reason, _, _ := recorded(t, db, slow.RunID); status != store.StatusRunning {
+		t.Errorf("the daemon's run going on is recorded %s %q by wtd runs", status, reason)
+	}
+	if r, err := openDB(t, db).GetRun(context.Background(), slow.RunID); err != nil || r.LockPath != hostctl.LockPath(state) {
+		t.Errorf("the daemon's run records lock %q (%v), want %s", r.LockPath, err, hostctl.LockPath(state))
+	} else if status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", r.OwnerPID)); !strings.Contains(string(status), fmt.Sprintf("\nPPid:\t%d\n", cmd.Process.Pid)) {
+		t.Errorf("the daemon's run records owner pid %d, not a child of the daemon (pid %d):\n%s", r.OwnerPID, cmd.Process.Pid, status)
 	}
 	noToken.want(401, "POST", fmt.Sprintf("/api/v1/runs/%d/abort", slow.RunID), nil)
 	api.want(202, "POST", fmt.Sprintf("/api/v1/runs/%d/abort", slow.RunID), nil)

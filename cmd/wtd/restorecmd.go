@@ -17,9 +17,11 @@ func newRestoreCmd(env Env, stores storeOpener) *cobra.Command {
 config file (its original content, then one restart through its service
 manager), runtime setParameter/reconfigure changes (the values read before
 each change) and the indexes m:create_index made (dropped). A command the
-operator let m:command run (--allow-commands) cannot be put back. A run does this itself at its end; every wtd command that opens
-the results database does it for runs whose wtd was killed. Restore does it on
-demand, e.g. after a restore that failed. A run still going on is refused.
+operator let m:command run (--allow-commands) cannot be put back. A run does
+this itself at its end; every wtd command that opens the results database
+does it for runs whose wtd was killed (and records them aborted). Restore
+does it on demand, e.g. after a restore that failed. A run still going on
+(its wtd alive and holding its experiment lock) is refused.
 
 ` + runArgHelp,
 		Example: `  wtd restore 12
@@ -40,7 +42,11 @@ demand, e.g. after a restore that failed. A run still going on is refused.
 					return failed(err)
 				}
 				if r.Status == store.StatusRunning {
-					return usageErr("run %d is still going on (pid %d): it puts back what it changed when it ends", id, r.OwnerPID)
+					owner := fmt.Sprintf("wtd pid %d", r.OwnerPID)
+					if r.LockPath != "" {
+						owner += ", experiment lock " + r.LockPath
+					}
+					return usageErr("run %d is still going on (%s): it puts back what it changed when it ends", id, owner)
 				}
 				if err := engine.RestoreRun(ctx, st, id, env.Stderr); err != nil {
 					return failed(err)
