@@ -170,8 +170,53 @@ func TestIntegrationCrashIsNoticed(t *testing.T) {
 		t.Fatal("Exited not closed 10s after kill -9")
 	}
 	err := s.ExitErr()
-	if err == nil || !strings.Contains(err.Error(), "was killed by signal killed") {
+	if err == nil || !strings.Contains(err.Error(), "was killed by signal 9 (SIGKILL)") {
 		t.Fatalf("ExitErr = %v, want a crash by SIGKILL", err)
+	}
+}
+
+// TestIntegrationProcessExit: a process handle says how its process
+// ended (the signal, or that wtd stopped it) and when, and keeps standing
+// for that process after a restart.
+func TestIntegrationProcessExit(t *testing.T) {
+	cases := []struct {
+		name        string
+		end         func(*Server) error
+		wantSignal  int
+		wantName    string
+		wantStopped bool
+	}{
+		{"killed", func(s *Server) error { return syscall.Kill(s.PID(), syscall.SIGKILL) }, 9, "SIGKILL", false},
+		{"stopped", func(s *Server) error { return s.Stop(context.Background()) }, 0, "", true},
+		{"restarted", func(s *Server) error { return s.Restart(context.Background(), s.Spec()) }, 0, "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := startMinimongod(t, 0.25)
+			pr := s.Process()
+			if _, ended := pr.Exit(); ended {
+				t.Fatal("Exit says a running process ended")
+			}
+			before := time.Now()
+			if err := c.end(s); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-pr.Exited():
+			case <-time.After(10 * time.Second):
+				t.Fatal("Exited not closed 10 s after the end")
+			}
+			exit, ended := pr.Exit()
+			if !ended || exit.Signal != c.wantSignal || exit.SignalName != c.wantName || exit.Stopped != c.wantStopped {
+				t.Errorf("exit %+v (ended %v), want signal %d %q, stopped %v", exit, ended, c.wantSignal, c.wantName, c.wantStopped)
+			}
+			if exit.At.Before(before) || time.Since(exit.At) > 10*time.Second {
+				t.Errorf("exit at %s, want after %s", exit.At, before)
+			}
+			if c.name == "restarted" && (s.Process() == pr || s.Process().PID() == pr.PID()) {
+				t.Errorf("after a restart the server's process is still pid %d", pr.PID())
+			}
+		})
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+	"golang.org/x/sys/unix"
 )
 
 // StartOptions tunes how Start waits for a server and how Stop ends it.
@@ -70,6 +71,7 @@ type process struct {
 
 	exited   chan struct{} // closed once the process has been reaped
 	state    *os.ProcessState
+	exitedAt time.Time   // when it was reaped (set before exited is closed)
 	stopping atomic.Bool // Stop was called: an exit is not a crash
 }
 
@@ -153,6 +155,7 @@ func launch(ctx context.Context, spec ServerSpec, opts StartOptions) (*process, 
 
 func (p *process) reap() {
 	p.cmd.Wait()
+	p.exitedAt = time.Now()
 	p.state = p.cmd.ProcessState
 	p.logFile.Close()
 	close(p.exited)
@@ -224,15 +227,41 @@ func (p *process) hello(ctx context.Context) error {
 func (p *process) quoteLog() string { return summarizeLog(p.tail.Last(-1)) }
 
 // exitDescription says how a process ended: "exited with status 3" or
-// "was killed by signal killed".
+// "was killed by signal 9 (SIGKILL)".
 func exitDescription(st *os.ProcessState) string {
+	status := exitStatus(st)
+	if strings.HasPrefix(status, "killed") {
+		return "was " + status
+	}
+	return status
+}
+
+// exitStatus words a process's end: "exited with status 3" or "killed by
+// signal 9 (SIGKILL)".
+func exitStatus(st *os.ProcessState) string {
+	code, sig, name := exitCodes(st)
+	switch {
+	case sig != 0 && name != "":
+		return fmt.Sprintf("killed by signal %d (%s)", sig, name)
+	case sig != 0:
+		return fmt.Sprintf("killed by signal %d", sig)
+	case code >= 0:
+		return fmt.Sprintf("exited with status %d", code)
+	}
+	return "exited"
+}
+
+// exitCodes returns a process's exit status (-1 when a signal ended it or
+// it is not known), the signal that killed it (0: none) and its name
+// ("SIGKILL"; empty when not known).
+func exitCodes(st *os.ProcessState) (code, sig int, name string) {
 	if st == nil {
-		return "exited"
+		return -1, 0, ""
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("was killed by signal %s", ws.Signal())
+		return -1, int(ws.Signal()), unix.SignalName(ws.Signal())
 	}
-	return fmt.Sprintf("exited with status %d", st.ExitCode())
+	return st.ExitCode(), 0, ""
 }
 
 // signal sends sig to the server's process group.
@@ -302,3 +331,45 @@ func (s *Server) ExitErr() error {
 // LogTail returns up to n of the last output lines of the current process
 // (at most 50 are kept), oldest first.
 func (s *Server) LogTail(n int) []string { return s.current().tail.Last(n) }
+
+// Process is one run of the server binary: the one that was current when
+// Server.Process was called. A Restart does not change what it stands for.
+type Process struct{ p *process }
+
+// ProcessExit is how a server process ended.
+type ProcessExit struct {
+	// At is when this process saw it end (it reaps the server at once).
+	At time.Time
+	// Code is the exit status, -1 when a signal ended the process; Signal
+	// is that signal (0: none) and SignalName its name ("SIGKILL").
+	Code       int
+	Signal     int
+	SignalName string
+	// Stopped is true when Stop, Restart or a failed start ended it: the
+	// exit was asked for, not a crash.
+	Stopped bool
+	// Log words the end of the server's output: its last error-level line,
+	// else its last lines.
+	Log string
+}
+
+// Process returns the server's current process.
+func (s *Server) Process() Process { return Process{s.current()} }
+
+// PID is the process id.
+func (pr Process) PID() int { return pr.p.pid() }
+
+// Exited is closed when the process has ended.
+func (pr Process) Exited() <-chan struct{} { return pr.p.exited }
+
+// Exit tells how the process ended; ok is false while it runs.
+func (pr Process) Exit() (exit ProcessExit, ok bool) {
+	select {
+	case <-pr.p.exited:
+	default:
+		return ProcessExit{}, false
+	}
+	exit = ProcessExit{At: pr.p.exitedAt, Stopped: pr.p.stopping.Load(), Log: pr.p.quoteLog()}
+	exit.Code, exit.Signal, exit.SignalName = exitCodes(pr.p.state)
+	return exit, true
+}
