@@ -72,17 +72,22 @@ type LoadResult struct {
 // acknowledged, the rest are errors) and the load goes on; if no batch has
 // succeeded for a second while some failed, Load stops with an
 // *AllFailingError. When ctx is done Load stops promptly and returns what was
-// acknowledged so far together with ctx's cause. Load also returns an error
-// if any document was not inserted.
+// acknowledged so far together with ctx's cause; when that cause is a
+// *ServerDownError, Elapsed and the rates end when the server went down (or
+// at the last acknowledged batch, if later). Load also returns an error if
+// any document was not inserted.
 func Load(ctx context.Context, client *mongo.Client, spec LoadSpec, progress func(done, total int64)) (LoadResult, error) {
 	spec, db, coll, err := checkLoadSpec(spec)
 	if err != nil {
 		return LoadResult{}, err
 	}
-	l := &loadRun{spec: spec, coll: client.Database(db).Collection(coll)}
+	return runLoad(ctx, &loadRun{spec: spec, coll: client.Database(db).Collection(coll)}, progress)
+}
+
+func runLoad(ctx context.Context, l *loadRun, progress func(done, total int64)) (LoadResult, error) {
 	res, err := l.run(ctx, progress)
 	if err != nil {
-		return res, fmt.Errorf("load %s: %w", spec.NS, err)
+		return res, fmt.Errorf("load %s: %w", l.spec.NS, err)
 	}
 	return res, nil
 }
@@ -146,6 +151,10 @@ type loadRun struct {
 	coll      *mongo.Collection
 	nextBatch atomic.Int64
 	first     firstFailure
+	start     time.Time
+	// downCheck, when set, tells whether the server went down (see
+	// workloadRun.downCheck).
+	downCheck func() *ServerDownError
 }
 
 // loadThread is the state one load goroutine owns; the atomics are read by
@@ -156,7 +165,10 @@ type loadThread struct {
 	badDocs    atomic.Int64
 	okBatches  atomic.Int64
 	badBatches atomic.Int64
-	_          [64]byte // keep threads' counters off each other's cache lines
+	// lastOK is when the thread's last successful batch ended (from the
+	// start); read once the thread has ended.
+	lastOK time.Duration
+	_      [64]byte // keep threads' counters off each other's cache lines
 }
 
 func (l *loadRun) run(ctx context.Context, progress func(done, total int64)) (LoadResult, error) {
@@ -167,7 +179,8 @@ func (l *loadRun) run(ctx context.Context, progress func(done, total int64)) (Lo
 	for i := range threads {
 		threads[i] = &loadThread{hist: newLatencyHistogram()}
 	}
-	start := time.Now()
+	l.start = time.Now()
+	start := l.start
 	var wg sync.WaitGroup
 	for _, t := range threads {
 		wg.Go(func() { l.insertBatches(runCtx, t, rand.Uint64()) })
@@ -192,11 +205,15 @@ func (l *loadRun) run(ctx context.Context, progress func(done, total int64)) (Lo
 			ok := sumLoad(threads, func(t *loadThread) int64 { return t.okBatches.Load() })
 			bad := sumLoad(threads, func(t *loadThread) int64 { return t.badBatches.Load() })
 			if watch.allFailing(now, ok, bad) {
-				cancel(&AllFailingError{Window: failWindow, First: l.first.get()})
+				cancel(failureCause(l.downCheck, l.first.get()))
 			}
 		}
 	}
-	elapsed := time.Since(start)
+	var lastOK time.Duration
+	for _, t := range threads {
+		lastOK = max(lastOK, t.lastOK)
+	}
+	elapsed := upTime(runCtx, start, lastOK, time.Since(start))
 	report()
 	res := l.result(threads, elapsed)
 	if err := context.Cause(runCtx); err != nil {
@@ -257,6 +274,7 @@ func (l *loadRun) insertBatches(ctx context.Context, t *loadThread, seed uint64)
 		took := time.Since(began)
 		if err == nil {
 			recordLatency(t.hist, took)
+			t.lastOK = time.Since(l.start)
 			t.docs.Add(n)
 			t.okBatches.Add(1)
 			continue

@@ -99,6 +99,10 @@ type Run struct {
 	virt     string
 	loadedNS string
 	current  string // title of the running step
+	// partial is the result of the last load or workload that failed in
+	// the running step, recorded as the step's result when the step's
+	// function fails without one.
+	partial any
 	// restartsAt holds each server's restart count at the end of the last
 	// step, to tell whether a step follows a restart.
 	restartsAt map[*Server]int
@@ -366,6 +370,23 @@ func (r *Run) lastNS() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.loadedNS
+}
+
+// notePartial keeps the result of a failed load or workload for the step
+// it runs in.
+func (r *Run) notePartial(res any) {
+	r.mu.Lock()
+	r.partial = res
+	r.mu.Unlock()
+}
+
+// takePartial returns and forgets the result notePartial kept.
+func (r *Run) takePartial() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := r.partial
+	r.partial = nil
+	return res
 }
 
 func (r *Run) noteLoaded(ns string) {

@@ -172,7 +172,7 @@ func TestStepNoticesACrash(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return s.Workload(ctx, WorkloadSpec{NS: "x.c", Ops: 100, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
 	})
-	if err == nil || rec.Status != StatusFailed || !strings.Contains(err.Error(), "exited unexpectedly") || !strings.Contains(err.Error(), "last log lines") {
+	if err == nil || rec.Status != StatusFailed || !strings.Contains(err.Error(), "server m1 exited (killed by signal 9, SIGKILL)") || !strings.Contains(err.Error(), "last log lines") {
 		t.Errorf("step after a crash: status %s, err %v", rec.Status, err)
 	}
 }

@@ -386,14 +386,30 @@ func rawToGo(v bson.RawValue) any {
 	return out
 }
 
-// Load inserts documents into the server (see engine.Load).
+// Load inserts documents into the server (see engine.Load). If the server
+// goes down meanwhile (see UnansweredWindow) the load stops at once with a
+// *ServerDownError, and its result covers the time the server was up. A
+// failed load's result is kept for the step it runs in.
 func (s *Server) Load(ctx context.Context, spec LoadSpec, progress func(done, total int64)) (LoadResult, error) {
-	res, err := Load(ctx, s.Client(), spec, progress)
-	if err == nil {
-		s.run.noteLoaded(spec.NS)
-		s.run.Eventf("info", s.Name, "loaded %d documents into %s: %.0f docs/s, %.1f MB/s", res.Docs, spec.NS, res.DocsPerSec, res.MBPerSec)
+	spec, db, coll, err := checkLoadSpec(spec)
+	if err != nil {
+		return LoadResult{}, err
 	}
-	return res, err
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := s.watchDown(lctx, "load", func(e *ServerDownError) { cancel(e) })
+	l := &loadRun{spec: spec, coll: s.Client().Database(db).Collection(coll), downCheck: func() *ServerDownError { return watch.check(lctx) }}
+	res, err := runLoad(lctx, l, progress)
+	watch.stop()
+	if err != nil {
+		if res.Elapsed > 0 {
+			s.run.notePartial(res)
+		}
+		return res, err
+	}
+	s.run.noteLoaded(spec.NS)
+	s.run.Eventf("info", s.Name, "loaded %d documents into %s: %.0f docs/s, %.1f MB/s", res.Docs, spec.NS, res.DocsPerSec, res.MBPerSec)
+	return res, nil
 }
 
 // startCount is how many times wtd started the process (1 + restarts); 0
@@ -413,7 +429,10 @@ func (s *Server) startCount() int {
 // made before the clock starts; when ctx ends, its connections are closed,
 // which ends the operations in flight even on a server that stopped
 // answering. Every 10 s a run event gives the operations so far, the rate
-// and the p99 latency so far.
+// and the p99 latency so far. If the server goes down meanwhile (see
+// UnansweredWindow) the workload stops at once with a *ServerDownError and
+// its result covers the time the server was up (see RunWorkload). A failed
+// workload's result is kept for the step it runs in.
 func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
 	w, err := newWorkloadRun(nil, spec)
 	if err != nil {
@@ -428,8 +447,14 @@ func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(
 	w.coll = client.Database(db).Collection(coll)
 	w.abort = func() { closeNow(client) }
 	w.status = func(st WorkloadStatus) { s.run.Eventf("info", s.Name, "%s", st) }
-	res, err := w.run(ctx, progress)
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := s.watchDown(wctx, "workload", func(e *ServerDownError) { cancel(e) })
+	w.downCheck = func() *ServerDownError { return watch.check(wctx) }
+	res, err := w.run(wctx, progress)
+	watch.stop()
 	if err != nil {
+		s.run.notePartial(res)
 		return res, fmt.Errorf("run workload %s: %w", spec.NS, err)
 	}
 	return res, nil

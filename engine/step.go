@@ -74,7 +74,13 @@ func (r *Run) defaultServer() *Server {
 // deltas over the step, computed from the samples taken at its start and
 // end (recorded with the others) and the peaks the sampler saw between. A
 // failing fn fails the step (recorded) and the error is returned; what was
-// recorded stays.
+// recorded stays: when fn fails without a result, the result of the load or
+// workload that failed in it is the step's.
+//
+// A step whose server goes down (see UnansweredWindow) fails, whatever fn
+// returned: its error says how and when ("server m1 exited (killed by
+// signal 9, SIGKILL) 3.1 s into the step") and its provenance has no
+// verdict, for want of the counters at its end.
 func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Context) (any, error)) (StepRecord, error) {
 	if spec.Name == "" {
 		return StepRecord{}, errors.New("step: name is required")
@@ -84,21 +90,15 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 		srv = r.defaultServer()
 	}
 	rec := StepRecord{Name: spec.Name, Labels: spec.Labels, Start: time.Now()}
-	var before map[string]float64
-	var tracker *peakTracker
+	var watch *downWatch
+	var start stepStart
 	if srv != nil && srv.available() {
-		if st, err := srv.Settings(ctx); err == nil {
-			rec.Settings = &st
-		} else {
-			r.Eventf("warn", "step", "%s: settings of %s: %v", spec.Name, srv.Name, err)
+		watch = srv.watchDown(ctx, "step", nil)
+		defer watch.stop()
+		start = r.startStep(ctx, srv, spec, &rec)
+		if start.tracker != nil {
+			defer r.sampler.untrack(start.tracker)
 		}
-		rec.Provenance = r.provenance(ctx, srv, spec)
-		if m, err := srv.sampleStatus(ctx); err == nil {
-			before = m
-			r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), m)
-		}
-		tracker = r.sampler.track(srv, CacheMetric("bytes currently in the cache"), CacheMetric("tracked dirty bytes in the cache"))
-		defer r.sampler.untrack(tracker)
 	}
 	settingsJSON, _ := json.Marshal(rec.Settings)
 	provJSON, _ := json.Marshal(rec.Provenance)
@@ -112,32 +112,36 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	r.setCurrent(stepTitle(spec))
 	defer r.setCurrent("")
 
+	r.takePartial()
 	result, ferr := fn(ctx)
-	if ferr != nil && srv != nil {
-		if cerr := srv.crashed(); cerr != nil {
-			ferr = fmt.Errorf("%w (%v); last log lines:\n%s", ferr, cerr, srv.logTail())
-		}
+	if ferr != nil && result == nil {
+		result = r.takePartial() // a failed workload's figures
+	}
+	var down *ServerDownError
+	if watch != nil {
+		down = watch.stop()
+	}
+	if fd := (*ServerDownError)(nil); down == nil && errors.As(ferr, &fd) {
+		down = fd // a load or workload saw it before the step's watch did
+	}
+	if down != nil {
+		down = down.since(rec.Start, "step")
 	}
 	rec.End = time.Now()
 	rec.Result = result
 	if wu := workloadWarmup(result); wu != nil && rec.Provenance != nil {
 		rec.Provenance.Warmup = wu.String() // what the workload did, over a label's word
 	}
-	if srv != nil && before != nil && srv.available() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if after, err := srv.sampleStatus(sctx); err == nil {
-			r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), after)
-			tracker.observe(before)
-			tracker.observe(after)
-			rec.Server = serverDeltas(before, after, tracker, result)
-			r.finishProvenance(rec.Provenance, rec.Server, rec.End.Sub(rec.Start), result)
-		}
-		cancel()
+	if srv != nil && rec.Provenance != nil {
+		r.endStep(ctx, srv, start, down, &rec)
 	}
 	rec.Status = StatusOK
 	switch {
 	case ferr != nil && ctx.Err() != nil:
 		rec.Status, rec.Error = StatusAborted, context.Cause(ctx).Error()
+	case down != nil:
+		ferr = &stepDownError{down: down, err: ferr}
+		rec.Status, rec.Error = StatusFailed, ferr.Error()
 	case ferr != nil:
 		rec.Status, rec.Error = StatusFailed, ferr.Error()
 	}
@@ -165,6 +169,87 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	}
 	r.Eventf("info", "step", "%s done in %s", stepTitle(spec), rec.End.Sub(rec.Start).Round(time.Millisecond))
 	return rec, nil
+}
+
+// stepStart is what a step read of its server at its start: the counters
+// (nil when serverStatus failed, with the error) and the peak tracker.
+type stepStart struct {
+	before  map[string]float64
+	err     error
+	tracker *peakTracker
+}
+
+// startStep reads the settings, provenance and counters of srv at the start
+// of a step into rec and starts tracking the cache peaks.
+func (r *Run) startStep(ctx context.Context, srv *Server, spec StepSpec, rec *StepRecord) stepStart {
+	if st, err := srv.Settings(ctx); err == nil {
+		rec.Settings = &st
+	} else {
+		r.Eventf("warn", "step", "%s: settings of %s: %v", spec.Name, srv.Name, err)
+	}
+	rec.Provenance = r.provenance(ctx, srv, spec)
+	var start stepStart
+	if start.before, start.err = srv.sampleStatus(ctx); start.err == nil {
+		r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), start.before)
+	}
+	start.tracker = r.sampler.track(srv, CacheMetric("bytes currently in the cache"), CacheMetric("tracked dirty bytes in the cache"))
+	return start
+}
+
+// endStep reads the counters of srv at the end of a step, computes the
+// deltas and completes the provenance's verdict. Without the counters at
+// both ends there is no verdict, and the reason says why.
+func (r *Run) endStep(ctx context.Context, srv *Server, start stepStart, down *ServerDownError, rec *StepRecord) {
+	p := rec.Provenance
+	switch {
+	case start.before == nil:
+		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the start of the step (serverStatus: %v)", start.err)
+		return
+	case down != nil:
+		quiet := *down
+		quiet.Log = ""
+		p.Verdict, p.Reason = VerdictUnknown, "no counters at the end of the step: "+quiet.Error()
+		return
+	case !srv.available():
+		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the end of the step: %s was stopped during it", srv.Name)
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	after, err := srv.sampleStatus(sctx)
+	if err != nil {
+		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the end of the step (serverStatus: %v)", err)
+		return
+	}
+	r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), after)
+	start.tracker.observe(start.before)
+	start.tracker.observe(after)
+	rec.Server = serverDeltas(start.before, after, start.tracker, rec.Result)
+	r.finishProvenance(p, rec.Server, rec.End.Sub(rec.Start), rec.Result)
+}
+
+// stepDownError is the failure of a step whose server went down: how and
+// when, then what the step's function made of it, unless that is the same
+// news.
+type stepDownError struct {
+	down *ServerDownError
+	err  error
+}
+
+func (e *stepDownError) Error() string {
+	var same *ServerDownError
+	if e.err == nil || errors.As(e.err, &same) {
+		return e.down.Error()
+	}
+	return e.down.Error() + "; the step's function failed: " + e.err.Error()
+}
+
+// Unwrap returns the server's end and the function's error.
+func (e *stepDownError) Unwrap() []error {
+	if e.err == nil {
+		return []error{e.down}
+	}
+	return []error{e.down, e.err}
 }
 
 func stepTitle(spec StepSpec) string {

@@ -194,6 +194,10 @@ type SecondPoint struct {
 // read or update of an _id that does not exist counts as a failure. When ctx
 // is done RunWorkload stops promptly and returns what was done so far
 // together with ctx's cause; the operations cut short are not counted.
+// When that cause is a *ServerDownError, the result covers the time the
+// server was up: Elapsed, and so every rate, ends when the server went down
+// (or at the last success, if later); the operations that failed before the
+// stop count as errors.
 func RunWorkload(ctx context.Context, client *mongo.Client, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
 	w, err := newWorkloadRun(client, spec)
 	if err != nil {
@@ -235,6 +239,10 @@ type workloadRun struct {
 	warmEnd   atomic.Int64
 	// status, if set, is called every statusInterval with the run so far.
 	status func(WorkloadStatus)
+	// downCheck, when set, tells whether the server went down; asked when
+	// every operation fails, so that the run says so rather than quote a
+	// failure.
+	downCheck func() *ServerDownError
 	// abort, when set, ends the operations in flight on the run's own
 	// client (by closing its connections); the threads then give the
 	// driver contexts without a Done channel, which spares the driver a
@@ -402,11 +410,11 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 			}
 			w.maybeStatus(&last, now, done)
 			if watchFail.allFailing(now, done-failed, failed) {
-				cancel(&AllFailingError{Window: failWindow, First: w.first.get()})
+				cancel(failureCause(w.downCheck, w.first.get()))
 			}
 		}
 	}
-	elapsed := time.Since(w.start)
+	elapsed := upTime(runCtx, w.start, lastOK(threads), time.Since(w.start))
 	if progress != nil {
 		done, _ := counts()
 		progress(done, total)
@@ -422,6 +430,16 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 		return res, err
 	}
 	return res, nil
+}
+
+// lastOK is when the last successful operation of threads ended (from the
+// start).
+func lastOK(threads []*workloadThread) time.Duration {
+	var last time.Duration
+	for _, t := range threads {
+		last = max(last, t.lastOK)
+	}
+	return last
 }
 
 // progressTotal is the number of operations progress reports count

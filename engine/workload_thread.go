@@ -41,6 +41,9 @@ type workloadThread struct {
 	late     int64
 	timer    *time.Timer
 	warmOps  int64 // operations finished in the warm-up
+	// lastOK is when the thread's last successful operation ended (from
+	// the start of the run).
+	lastOK time.Duration
 
 	hists     [numOps]*hdrhistogram.Histogram // the whole run
 	secHists  [numOps]*hdrhistogram.Histogram // the current second
@@ -165,6 +168,8 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 		}
 		if err != nil {
 			w.first.record(err) // before counting it, so the watcher never sees a failure without its error
+		} else {
+			t.lastOK = elapsed
 		}
 		if w.sched == nil {
 			t.record(op, ended.Sub(began), err)

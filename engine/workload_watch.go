@@ -74,3 +74,15 @@ func (e *AllFailingError) Error() string {
 
 // Unwrap returns the first failure.
 func (e *AllFailingError) Unwrap() error { return e.First }
+
+// failureCause is why a load or workload whose every operation failed for
+// a second stops: its server went down, if downCheck (when set) says so,
+// else an *AllFailingError quoting first.
+func failureCause(downCheck func() *ServerDownError, first error) error {
+	if downCheck != nil {
+		if down := downCheck(); down != nil {
+			return down
+		}
+	}
+	return &AllFailingError{Window: failWindow, First: first}
+}

@@ -130,6 +130,17 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	return b.params, nil
 }
 
+// raisedBehind returns the Go error behind the Lua error message msg, nil
+// when wtd raised none that msg ends with.
+func (b *binding) raisedBehind(msg string) error {
+	for i := len(b.raised) - 1; i >= 0; i-- {
+		if strings.HasSuffix(msg, b.raised[i].msg) {
+			return b.raised[i].err
+		}
+	}
+	return nil
+}
+
 // ScriptError is a playbook that failed. Msg reads "path:line: message";
 // the errors it wraps are the Go errors behind the message, if any.
 type ScriptError struct {
@@ -150,11 +161,8 @@ func (b *binding) scriptError(err error) error {
 	if errors.As(err, &ae) {
 		se.Msg, se.Traceback = ae.Object.String(), ae.StackTrace
 	}
-	for i := len(b.raised) - 1; i >= 0; i-- {
-		if strings.HasSuffix(se.Msg, b.raised[i].msg) {
-			se.errs = append(se.errs, b.raised[i].err)
-			break
-		}
+	if behind := b.raisedBehind(se.Msg); behind != nil {
+		se.errs = append(se.errs, behind)
 	}
 	if b.ctx.Err() != nil {
 		cause := context.Cause(b.ctx)

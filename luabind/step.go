@@ -59,7 +59,13 @@ func (b *binding) step(L *lua.LState) int {
 			var ae *lua.ApiError
 			if errors.As(err, &ae) {
 				luaErr = ae.Object
-				return nil, errors.New(ae.Object.String())
+				// The Go error behind it tells the engine what failed (a
+				// server that went down).
+				se := &ScriptError{Msg: ae.Object.String()}
+				if behind := b.raisedBehind(se.Msg); behind != nil {
+					se.errs = []error{behind}
+				}
+				return nil, se
 			}
 			return nil, err
 		}
