@@ -1,0 +1,158 @@
+package compare
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"wtd/engine"
+	"wtd/engine/store"
+)
+
+// plantedRun is a run recorded through the store's API with figures a test
+// chose: its playbook, parameters, host, servers and steps.
+type plantedRun struct {
+	path, text string
+	params     map[string]any
+	host       store.HostFacts
+	servers    []store.ServerRecord
+	steps      []plantedStep
+}
+
+// plantedStep is a step of a planted run: its result (an
+// engine.WorkloadResult or engine.LoadResult) and server deltas recorded
+// as a run records them.
+type plantedStep struct {
+	name   string
+	labels map[string]any
+	status string // "" is ok
+	result any
+	server *engine.ServerDeltas
+}
+
+// record writes r into st as a finished ok run and returns its id.
+func (r plantedRun) record(t *testing.T, st *store.Store) int64 {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: r.path, Playbook: r.text, Params: r.params, StartedAt: start, Host: r.host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.servers {
+		if err := st.AddServer(ctx, id, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range r.steps {
+		sid, err := st.CreateStep(ctx, store.StepInfo{RunID: id, Name: s.name, Labels: s.labels, StartedAt: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(map[string]any{"result": s.result, "server": s.server})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := s.status
+		if status == "" {
+			status = store.StatusOK
+		}
+		if err := st.FinishStep(ctx, sid, store.StepResult{Status: status, Results: b}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.FinishRun(ctx, id, store.StatusOK, "", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// newStore opens a new results database in a test's temporary directory.
+func newStore(t *testing.T) *store.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(ctx) })
+	return st
+}
+
+// wiggle is a small fixed variation (0.98 to 1.02) so that planted values
+// are not all tied.
+func wiggle(i int) float64 { return 1 + 0.01*float64(i%5-2) }
+
+// seconds are n per-second points from second first on: ops operations
+// a second and a p99 of p99 µs (each wiggled), marked warm-up or not.
+func seconds(first, n int, ops, p99 float64, warmup bool) []engine.SecondPoint {
+	out := make([]engine.SecondPoint, n)
+	for i := range out {
+		s := first + i
+		out[i] = engine.SecondPoint{Second: s, Counts: map[string]int64{"read": int64(ops * wiggle(s))},
+			P99Micros: map[string]float64{"read": p99 * wiggle(s+1)}, Warmup: warmup}
+	}
+	return out
+}
+
+// readsResult is a read workload's result: warm seconds of warm-up at
+// warmOps and warmP99, then full seconds at ops and p99, then a partial
+// second; its totals are opsPerSec, p50 and p99.
+func readsResult(full int, ops, p50, p99 float64, warm int, warmOps, warmP99 float64) engine.WorkloadResult {
+	series := seconds(0, warm, warmOps, warmP99, true)
+	series = append(series, seconds(warm, full, ops, p99, false)...)
+	series = append(series, seconds(warm+full, 1, ops/3, p99, false)...)
+	total := engine.OpStats{Count: int64(float64(full) * ops), OpsPerSec: ops, P50Micros: p50, P99Micros: p99}
+	return engine.WorkloadResult{Elapsed: time.Duration(full) * time.Second, Ops: map[string]engine.OpStats{"read": total},
+		Total: total, Series: series, Mix: engine.Mix{Read: 1}}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// Baseline figures of a planted step (slowdown 1).
+const (
+	readOps        = 10000.0 // reads per second
+	readP50        = 300.0   // µs
+	readP99        = 800.0   // µs
+	pagesPerOp     = 0.5
+	cachePeak      = 100e6   // bytes
+	dirtyPeak      = 20e6    // bytes
+	appEvict       = 5000.0  // µs
+	loadDocs       = 20000.0 // documents per second
+	batchP50       = 2000.0  // µs
+	batchP99       = 5000.0  // µs
+	plantedSeconds = 20      // full seconds of each planted reads step
+)
+
+// roundSteps are rounds of a load then reads (seq 2r-1 and 2r in round
+// r), slowdown times slower than the baseline figures: throughput divided
+// by it; latencies, pages read per operation, eviction time and the cache
+// peak multiplied by it; the dirty peak divided by it. Each round's
+// figures are wiggled a little.
+func roundSteps(rounds int, slowdown float64) []plantedStep {
+	var out []plantedStep
+	for r := 1; r <= rounds; r++ {
+		w := wiggle(r)
+		load := engine.LoadResult{Docs: 10000, DocsPerSec: loadDocs / slowdown * w,
+			Batch: engine.OpStats{Count: 10, P50Micros: batchP50 * slowdown * w, P99Micros: batchP99 * slowdown * w}}
+		res := readsResult(plantedSeconds, readOps/slowdown*w, readP50*slowdown*w, readP99*slowdown*w, 0, 0, 0)
+		pages := pagesPerOp * slowdown * w
+		deltas := &engine.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)), PerOp: map[string]float64{"pages_read_per_read": pages},
+			CacheUsedPeak: ptr(cachePeak * slowdown * w), DirtyPeak: ptr(dirtyPeak / slowdown * w), AppEvictMicros: ptr(appEvict * slowdown * w)}
+		out = append(out,
+			plantedStep{name: "load", labels: map[string]any{"round": r}, result: load},
+			plantedStep{name: "reads", labels: map[string]any{"round": r}, result: res, server: deltas})
+	}
+	return out
+}
+
+// nightly is a planted run of playbooks/nightly.lua on a started mongod
+// 7.0.2 and a 2-core 8 GiB host, with steps.
+func nightly(steps []plantedStep) plantedRun {
+	return plantedRun{path: "playbooks/nightly.lua", text: "-- nightly reads\n", params: map[string]any{"docs": 1000},
+		host:    store.HostFacts{Cores: 2, MemoryBytes: 8 << 30, Kernel: "6.1.0"},
+		servers: []store.ServerRecord{{Name: "mongod", Started: true, Binary: "/usr/bin/mongod", URI: "mongodb://127.0.0.1:27017", Version: "7.0.2", GitVersion: "abc123"}},
+		steps:   steps}
+}
