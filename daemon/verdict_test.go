@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,22 +14,32 @@ import (
 	"time"
 
 	"wtd/engine/compare"
+	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
+	"wtd/internal/testruns"
 	"wtd/web"
 )
 
 // TestSecondScheduledRunRecordsAVerdict: a schedule's first run ends ok
 // with the verdict "no baseline", its second with a verdict against the
 // first (same playbook and parameters: comparable), recorded with the
-// run's end and shown by the API; a run aborted by SIGTERM gets none.
+// run's end and shown by the API; a run aborted by SIGTERM gets none. The
+// playbook reads from a server the test started, at 400 reads/s in the
+// first run (the one that finds the collection empty and loads it) and at
+// 100 reads/s in the later ones: the second run is slower in ops/s, four
+// times, in every second.
 func TestSecondScheduledRunRecordsAVerdict(t *testing.T) {
 	dir := t.TempDir()
+	srv := testbin.StartMinimongod(t, 0)
 	os.WriteFile(filepath.Join(dir, "reads.lua"), []byte(`
-local p = params{ docs = 1000 }
-local m = mongod.start{}
-step{ name = "load", run = function() return m:load{ ns = "t.c", docs = p.docs, doc_bytes = 200 } end }
-step{ name = "reads", run = function() return m:workload{ ns = "t.c", duration = 4, mix = { read = 1 } } end }
+local p = params{ uri = "" }
+local m = mongod.connect{ uri = p.uri }
+local first = m:command("count", { count = "c" }, "t").n == 0
+if first then m:load{ ns = "t.c", docs = 1000, doc_bytes = 200 } end
+step{ name = "reads", run = function()
+  return m:workload{ ns = "t.c", duration = 6, rate = first and 400 or 100, mix = { read = 1 } }
+end }
 `), 0o644)
 	port := testbin.FreePort(t)
 	cfg := filepath.Join(dir, "wtd.yaml")
@@ -39,8 +50,8 @@ schedules:
   - name: reads
     cron: "@every 1s"
     playbook: reads.lua
-    params: { docs: 1000 }
-`, port)), 0o644)
+    params: { uri: "%s" }
+`, port, srv.URI)), 0o644)
 	signals, done, logText := startDaemon(t, cfg)
 	stopped := false
 	stop := func() {
@@ -89,9 +100,12 @@ schedules:
 	}
 	v := second.Verdict
 	if second.ID != 2 || second.Trigger != "schedule reads" || v.Run != 2 || v.Baseline != 1 || v.Alpha != compare.DefaultAlpha ||
-		(v.Verdict != compare.NoDifference && v.Verdict != compare.Slower && v.Verdict != compare.Faster) ||
-		len(v.Steps) != len(v.Slower)+len(v.Faster) {
-		t.Errorf("second run %d (%s): verdict %+v, want one against run 1", second.ID, second.Trigger, v)
+		v.Test != compare.TestMannWhitney || v.Verdict != compare.Slower || fmt.Sprint(v.Slower) != "[reads]" || len(v.Faster) != 0 || len(v.Reasons) != 0 {
+		t.Errorf("second run %d (%s): verdict %+v, want slower in reads against run 1", second.ID, second.Trigger, v)
+	}
+	if len(v.Steps) != 1 || v.Steps[0].Step != "reads" || v.Steps[0].Verdict != compare.Slower || v.Steps[0].Measure != "ops/s" ||
+		v.Steps[0].ChangePct == nil || *v.Steps[0].ChangePct > -60 || *v.Steps[0].ChangePct < -90 || v.Steps[0].P == nil || *v.Steps[0].P >= compare.DefaultAlpha {
+		t.Errorf("second run's verdict: steps %+v, want reads at about -75%% in ops/s with p < 0.05", v.Steps)
 	}
 	resp, err := http.Get(fmt.Sprintf("%s/%d", api, second.ID))
 	if err != nil {
@@ -125,5 +139,61 @@ schedules:
 		if r.Status != store.StatusOK && raw[r.ID] != nil {
 			t.Errorf("run %d ended %s, yet has a verdict: %s", r.ID, r.Status, raw[r.ID])
 		}
+	}
+}
+
+// TestVerdictHook: the run-end hook judges a run that ended ok against its
+// baseline: the first run has none, a run twice as slow in every second is
+// slower against it, with the steps behind the verdict; a run that failed
+// or was aborted is not judged; a run that cannot be judged gets the
+// error, not a verdict.
+func TestVerdictHook(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	var logs strings.Builder
+	d := &daemon{st: st, opts: Options{Log: slog.New(slog.NewTextHandler(&logs, nil))}}
+	base, half, p99s := make([]float64, 10), make([]float64, 10), make([]float64, 10)
+	for i := range base {
+		base[i], half[i], p99s[i] = 1000+float64(i), (1000+float64(i))/2, 800
+	}
+	first := testruns.Reads(t, st, "reads.lua", "-- reads\n", base, p99s)
+	slow := testruns.Reads(t, st, "reads.lua", "-- reads\n", half, p99s)
+	for _, c := range []struct {
+		run      int64
+		status   string
+		verdict  string // "": no verdict at all
+		baseline int64
+		err      string
+	}{
+		{first, store.StatusOK, compare.VerdictNoBaseline, 0, ""},
+		{slow, store.StatusOK, compare.Slower, first, ""},
+		{slow, store.StatusFailed, "", 0, ""},
+		{slow, store.StatusAborted, "", 0, ""},
+		{99, store.StatusOK, "", 0, "get run 99: "},
+	} {
+		attrs := d.verdict(ctx, schedule.RunEnd{Schedule: "reads", RunID: c.run, Status: c.status})
+		v, _ := attrs[web.VerdictAttr].(compare.RunVerdict)
+		switch {
+		case c.err != "":
+			if msg, _ := attrs["verdict_error"].(string); len(attrs) != 1 || !strings.Contains(msg, c.err) {
+				t.Errorf("run %d: %v, want the error %q", c.run, attrs, c.err)
+			}
+		case c.verdict == "":
+			if attrs != nil {
+				t.Errorf("run %d ended %s: %v, want no verdict", c.run, c.status, attrs)
+			}
+		case len(attrs) != 1 || v.Verdict != c.verdict || v.Run != c.run || v.Baseline != c.baseline:
+			t.Errorf("run %d ended %s: %v, want %s against %d", c.run, c.status, attrs, c.verdict, c.baseline)
+		case c.verdict == compare.Slower && (fmt.Sprint(v.Slower) != "[reads]" || len(v.Steps) != 1 || v.Steps[0].ChangePct == nil ||
+			*v.Steps[0].ChangePct > -49 || *v.Steps[0].ChangePct < -51):
+			t.Errorf("run %d: slower %v, steps %+v; want reads at -50%%", c.run, v.Slower, v.Steps)
+		}
+	}
+	if !strings.Contains(logs.String(), `msg="regression verdict" schedule=reads run=2 baseline=1 verdict=slower slower=[reads]`) {
+		t.Errorf("log:\n%s", logs.String())
 	}
 }

@@ -3,8 +3,10 @@ package compare
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +72,48 @@ func TestVerdictOf(t *testing.T) {
 	}
 	if _, err := VerdictOf(ctx, st, 99, Options{}); err == nil {
 		t.Error("no error for an unknown run")
+	}
+}
+
+// TestVerdictOfSlowerWins: a run with one step twice as slow and another
+// twice as fast as its baseline is slower, naming each step on its side
+// with its figures; the same steps only faster make it faster.
+func TestVerdictOfSlowerWins(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t)
+	step := func(name string, slowdown float64) plantedStep {
+		return plantedStep{name: name, result: readsResult(plantedSeconds, readOps/slowdown, readP50*slowdown, readP99*slowdown, 0, 0, 0)}
+	}
+	base := nightly([]plantedStep{step("point reads", 1), step("scans", 1)}).record(t, st)
+	mixed := nightly([]plantedStep{step("point reads", 0.5), step("scans", 2)}).record(t, st)
+	faster := nightly([]plantedStep{step("point reads", 0.5), step("scans", 0.5)}).record(t, st)
+	for _, c := range []struct {
+		run, baseline  int64
+		verdict        string
+		slower, faster string
+	}{
+		{mixed, base, Slower, "[scans]", "[point reads]"},
+		{faster, mixed, Faster, "[]", "[scans]"},
+	} {
+		v, err := VerdictOf(ctx, st, c.run, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Verdict != c.verdict || v.Baseline != c.baseline || fmt.Sprint(v.Slower) != c.slower || fmt.Sprint(v.Faster) != c.faster {
+			t.Errorf("run %d: %s against %d, slower %v, faster %v; want %s against %d, slower %s, faster %s",
+				c.run, v.Verdict, v.Baseline, v.Slower, v.Faster, c.verdict, c.baseline, c.slower, c.faster)
+		}
+		for _, s := range v.Steps {
+			want := Faster
+			if strings.Contains(c.slower, s.Step) {
+				want = Slower
+			}
+			if s.Verdict != want || s.Measure != "ops/s" || s.ChangePct == nil || (want == Slower) != (*s.ChangePct < 0) {
+				t.Errorf("run %d, step %s: %s, %s change %v; want %s", c.run, s.Step, s.Verdict, s.Measure, s.ChangePct, want)
+			}
+		}
+		if len(v.Steps) != len(v.Slower)+len(v.Faster) {
+			t.Errorf("run %d: %d steps behind the verdict, want %d", c.run, len(v.Steps), len(v.Slower)+len(v.Faster))
+		}
 	}
 }

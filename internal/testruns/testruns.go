@@ -217,7 +217,8 @@ func derive(t testing.TB, st *store.Store, from int64, change func(result map[st
 }
 
 // Reads records an ok run of the playbook at path (whose text is text)
-// with one step, "reads", that finished counts[i] reads in its second i
+// with one step, "reads", that finished counts[i] reads (rounded to whole
+// reads, as a run records them) in its second i
 // with a p99 of p99s[i] µs, then a partial second of one read; its totals
 // are the mean throughput, the median p99 and a third of it as p50. It
 // returns the run's id.
@@ -236,6 +237,7 @@ func Reads(t testing.TB, st *store.Store, path, text string, counts, p99s []floa
 	var series []map[string]any
 	total := 0.0
 	for i, c := range counts {
+		c = math.Round(c)
 		series = append(series, map[string]any{"second": i, "counts": map[string]any{"read": c}, "p99_micros": map[string]any{"read": p99s[i]}})
 		total += c
 	}
