@@ -18,6 +18,7 @@ import (
 	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
+	"wtd/internal/testruns"
 )
 
 // playbook is a small real experiment: a load, then reads and updates
@@ -50,11 +51,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// recorded returns a database with two runs of playbook by wtd run on
-// minimongod (ids 1 and 2, same parameters), where run 2 ended as a
-// schedule's run with its verdict against run 1, recorded as the daemon
-// records it. It returns run 2's verdict.
-func recorded(t *testing.T) (*store.Store, compare.RunVerdict) {
+// recorded returns a database with a run of playbook by wtd run on
+// minimongod (run 1) and a copy of it twice as slow in every second of its
+// workloads (run 2, testruns.Slower), which ended as a schedule's run with
+// its verdict against run 1, recorded as the daemon records it. Run 2 is
+// slower in ops/s in "mixed, all rounds" (the rounds together: at least
+// four full seconds a side, all lower); a round alone has at most three
+// full seconds a side, too few for a difference at 0.05, and the load one
+// value.
+func recorded(t *testing.T) *store.Store {
 	t.Helper()
 	ctx := context.Background()
 	recordOnce.Do(func() {
@@ -63,21 +68,22 @@ func recorded(t *testing.T) (*store.Store, compare.RunVerdict) {
 			t.Fatal(err)
 		}
 		recordDir = dir
-		db := testbin.RecordRuns(t, dir, playbook, nil, nil)
+		db := testbin.RecordRuns(t, dir, playbook, nil)
 		st, err := store.OpenExisting(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer st.Close(ctx)
-		v, err := compare.VerdictOf(ctx, st, 2, compare.Options{})
+		slow := testruns.Slower(t, st, 1, 2)
+		v, err := compare.VerdictOf(ctx, st, slow, compare.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "fire", RunID: 2,
+		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "fire", RunID: slow,
 			Attrs: map[string]any{"trigger": "schedule a"}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "end", RunID: 2,
+		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "end", RunID: slow,
 			Attrs: map[string]any{"status": "ok", "trigger": "schedule a", VerdictAttr: v}}); err != nil {
 			t.Fatal(err)
 		}
@@ -91,11 +97,7 @@ func recorded(t *testing.T) (*store.Store, compare.RunVerdict) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close(ctx) })
-	v, err := compare.VerdictOf(ctx, st, 2, compare.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, v
+	return st
 }
 
 // dashScheduler is a scheduler with schedule "a", its next fires, and a
@@ -151,9 +153,10 @@ func rowsOf(body string) []string {
 // TestDashboardPages: the runs list (filters, trigger and verdict
 // columns), a run's page (the report, with the verdict and links), the
 // compare page (two runs, ticked runs, a baseline) and the schedules
-// page, on runs a real playbook recorded on minimongod.
+// page, on a run a real playbook recorded on minimongod and its copy twice
+// as slow: each page shows the verdict that copy must get, slower.
 func TestDashboardPages(t *testing.T) {
-	st, v := recorded(t)
+	st := recorded(t)
 	srv := serve(t, st)
 
 	code, body := get(t, srv.URL+"/")
@@ -161,9 +164,9 @@ func TestDashboardPages(t *testing.T) {
 		t.Fatalf("runs list: %d, rows %v\n%s", code, rowsOf(body), body)
 	}
 	row2 := runRowRE.FindAllString(body, -1)[0]
-	want := fmt.Sprintf(`<a class="v-%s" href="/compare?a=1&amp;b=2"`, strings.ReplaceAll(v.Verdict, " ", "-"))
-	if !strings.Contains(row2, want) || !strings.Contains(row2, ">"+v.Verdict+"</a>") || !strings.Contains(row2, "<td>cli</td>") {
-		t.Errorf("run 2's row lacks its trigger or its verdict %q (%s):\n%s", v.Verdict, want, row2)
+	const want = `<a class="v-slower" href="/compare?a=1&amp;b=2" title="`
+	if !strings.Contains(row2, want) || !strings.Contains(row2, ">slower</a>") || !strings.Contains(row2, "<td>cli</td>") {
+		t.Errorf("run 2's row lacks its trigger or its verdict slower (%s):\n%s", want, row2)
 	}
 	if row1 := runRowRE.FindAllString(body, -1)[1]; !strings.Contains(row1, `<td class="verdict">–</td>`) {
 		t.Errorf("run 1 has no recorded verdict, yet its row says:\n%s", row1)
@@ -191,7 +194,8 @@ func TestDashboardPages(t *testing.T) {
 
 	code, body = get(t, srv.URL+"/runs/2")
 	if code != 200 || !strings.Contains(body, `id="wtd-data"`) || !strings.Contains(body, `<a href="/schedules"`) ||
-		!strings.Contains(body, "regression verdict: ") || !strings.Contains(body, `against run <a href="/runs/1">1</a>`) ||
+		!strings.Contains(body, `regression verdict: <a class="v-slower" href="/compare?a=1&amp;b=2"`) ||
+		!strings.Contains(body, `against run <a href="/runs/1">1</a>; mixed, all rounds <span class="v-slower">slower</span> (-`) ||
 		!strings.Contains(body, "Summary table: dashboard test") {
 		t.Errorf("run page 2: %d\n%.3000s", code, body)
 	}
@@ -210,10 +214,17 @@ func TestDashboardPages(t *testing.T) {
 	for _, q := range []string{"?a=1&b=2", "?run=2&run=1", "?baseline=2"} {
 		code, body = get(t, srv.URL+"/compare"+q)
 		if code != 200 || !strings.Contains(body, "Run 2 compared with run 1") || !strings.Contains(body, "Comparable: same playbook") ||
-			!strings.Contains(body, `<p class="verdict">verdict: <span class="v-`) || !strings.Contains(body, "mixed (round=1)") ||
+			!strings.Contains(body, `<p class="verdict">verdict: <span class="v-slower">slower in ops/s: mixed, all rounds</span><br></p>`) ||
+			!strings.Contains(body, "mixed (round=1)") ||
 			!strings.Contains(body, "<td>ops/s</td>") {
 			t.Errorf("compare %s: %d\n%s", q, code, body)
 		}
+	}
+	// The rounds together have six full seconds a side at most: however
+	// far apart, Mann-Whitney's p is 2/924 or more, above 0.001.
+	if code, body := get(t, srv.URL+"/compare?a=1&b=2&alpha=0.001"); code != 200 ||
+		!strings.Contains(body, `<p class="verdict">verdict: <span class="v-no-difference">no step is faster or slower in ops/s at alpha 0.001</span><br></p>`) {
+		t.Errorf("compare at alpha 0.001: %d\n%s", code, body)
 	}
 	for _, tc := range []struct {
 		query string
@@ -238,8 +249,7 @@ func TestDashboardPages(t *testing.T) {
 		!strings.Contains(body, localTime(next)+"<br>"+localTime(next.Add(24*time.Hour))) || !strings.Contains(body, "docs=2000") ||
 		!strings.Contains(body, `<tr class="window"><td>offpeak</td>`) ||
 		!strings.Contains(body, `<td class="warn">open until 02:00:00, failing (2 attempts): connection refused</td>`) || !strings.Contains(body, `<td><a href="/runs/2">2</a></td><td><span class="status-ok">ok</span></td>`) ||
-		!strings.Contains(body, ">"+v.Verdict+"</a>") ||
-		!regexp.MustCompile(`<tr class="schedule">.*\n<td><a href="/runs/2">2</a> <span class="status-ok">ok</span><br>[^<]*</td>\n<td class="verdict"><a class="v-[a-z-]+" href="/compare\?a=1&amp;b=2"`).MatchString(body) {
+		!regexp.MustCompile(`<tr class="schedule">.*\n<td><a href="/runs/2">2</a> <span class="status-ok">ok</span><br>[^<]*</td>\n<td class="verdict"><a class="v-slower" href="/compare\?a=1&amp;b=2" title="[^"]*">slower</a>`).MatchString(body) {
 		t.Errorf("schedules page: %d\n%s", code, body)
 	}
 }
@@ -248,7 +258,7 @@ func TestDashboardPages(t *testing.T) {
 // give the recorded verdict, with the baseline and the steps behind it,
 // and null for a run without one.
 func TestAPIRunsCarryTheirVerdict(t *testing.T) {
-	st, v := recorded(t)
+	st := recorded(t)
 	srv := serve(t, st)
 	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/runs", nil)
 	code, body := do(t, req)
@@ -258,11 +268,17 @@ func TestAPIRunsCarryTheirVerdict(t *testing.T) {
 	}
 	r2, r1 := runs[0].(map[string]any), runs[1].(map[string]any)
 	got, _ := r2["verdict"].(map[string]any)
-	if got == nil || got["verdict"] != v.Verdict || got["baseline"] != 1.0 || got["run"] != 2.0 || got["alpha"] != 0.05 || got["test"] != "mwu" {
-		t.Errorf("run 2's verdict: %v, want %s against 1", r2["verdict"], v.Verdict)
+	if got == nil || got["verdict"] != "slower" || got["baseline"] != 1.0 || got["run"] != 2.0 || got["alpha"] != 0.05 || got["test"] != "mwu" ||
+		fmt.Sprint(got["slower"]) != "[mixed, all rounds]" || got["faster"] != nil {
+		t.Errorf("run 2's verdict: %v, want slower in mixed, all rounds against 1", r2["verdict"])
 	}
-	if steps, _ := got["steps"].([]any); len(steps) != len(v.Steps) {
-		t.Errorf("run 2's verdict has %d steps, want %d", len(steps), len(v.Steps))
+	steps, _ := got["steps"].([]any)
+	if len(steps) != 1 {
+		t.Fatalf("run 2's verdict has steps %v, want mixed, all rounds", got["steps"])
+	}
+	if step := steps[0].(map[string]any); step["step"] != "mixed, all rounds" || step["verdict"] != "slower" || step["measure"] != "ops/s" ||
+		step["change_pct"].(float64) > -50 || step["p"].(float64) >= 0.05 {
+		t.Errorf("run 2's verdict step: %v, want mixed, all rounds slower by half or more in ops/s, p < 0.05", step)
 	}
 	if val, ok := r1["verdict"]; !ok || val != nil {
 		t.Errorf("run 1's verdict: %v (present %v), want null", val, ok)
@@ -270,13 +286,13 @@ func TestAPIRunsCarryTheirVerdict(t *testing.T) {
 	req, _ = http.NewRequest("GET", srv.URL+"/api/v1/schedules", nil)
 	_, body = do(t, req)
 	if sched, _ := body["schedules"].([]any); len(sched) != 1 ||
-		fmt.Sprint(sched[0].(map[string]any)["last_run"].(map[string]any)["verdict"].(map[string]any)["verdict"]) != v.Verdict {
+		fmt.Sprint(sched[0].(map[string]any)["last_run"].(map[string]any)["verdict"].(map[string]any)["verdict"]) != "slower" {
 		t.Errorf("GET /api/v1/schedules: %v", body["schedules"])
 	}
 	req, _ = http.NewRequest("GET", srv.URL+"/api/v1/runs/2", nil)
 	code, body = do(t, req)
 	run, _ := body["run"].(map[string]any)
-	if got, _ := run["verdict"].(map[string]any); code != 200 || got == nil || got["verdict"] != v.Verdict || got["baseline"] != 1.0 {
+	if got, _ := run["verdict"].(map[string]any); code != 200 || got == nil || got["verdict"] != "slower" || got["baseline"] != 1.0 {
 		t.Errorf("GET /api/v1/runs/2: %d, verdict %v", code, run["verdict"])
 	}
 }
