@@ -130,12 +130,18 @@ schedules:
 	}
 	defer st.Close(context.Background())
 	raw, err := st.RunEndAttr(context.Background(), web.VerdictAttr, 2)
-	if err != nil || !strings.Contains(string(raw[2]), `"baseline":1`) {
+	if err != nil || !strings.Contains(string(raw[2]), `"baseline":1`) || !strings.Contains(string(raw[2]), `"verdict":"slower"`) {
 		t.Errorf("recorded verdict of run 2: %s %v", raw[2], err)
 	}
-	all, _ := st.ListRuns(context.Background(), 0)
+	all, err := st.ListRuns(context.Background(), 0)
+	if err != nil || len(all) < 2 {
+		t.Fatalf("runs %v: %v", all, err)
+	}
 	for _, r := range all {
-		raw, _ := st.RunEndAttr(context.Background(), web.VerdictAttr, r.ID)
+		raw, err := st.RunEndAttr(context.Background(), web.VerdictAttr, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if r.Status != store.StatusOK && raw[r.ID] != nil {
 			t.Errorf("run %d ended %s, yet has a verdict: %s", r.ID, r.Status, raw[r.ID])
 		}
