@@ -172,10 +172,25 @@ func Reasons(a, b *engine.RunRecord) []string {
 		out = append(out, fmt.Sprintf("servers differ: %s and %s", sa, sb))
 	}
 	if ra.Host.Cores != rb.Host.Cores || ra.Host.MemoryBytes != rb.Host.MemoryBytes {
-		out = append(out, fmt.Sprintf("hosts differ: %d cores %.1f GB and %d cores %.1f GB", ra.Host.Cores,
-			float64(ra.Host.MemoryBytes)/(1<<30), rb.Host.Cores, float64(rb.Host.MemoryBytes)/(1<<30)))
+		ha, hb := hostTexts(ra.Host, rb.Host)
+		out = append(out, fmt.Sprintf("hosts differ: %s and %s", ha, hb))
 	}
 	return out
+}
+
+// hostTexts word two hosts as far as comparability goes: cores and memory
+// in GB, with the exact bytes when the GB read the same (a kernel upgrade
+// can change the memory the kernel reports by a few MB).
+func hostTexts(a, b store.HostFacts) (string, string) {
+	word := func(h store.HostFacts) string {
+		return fmt.Sprintf("%d cores %.1f GB", h.Cores, float64(h.MemoryBytes)/(1<<30))
+	}
+	wa, wb := word(a), word(b)
+	if wa == wb {
+		wa += fmt.Sprintf(" (%d bytes)", a.MemoryBytes)
+		wb += fmt.Sprintf(" (%d bytes)", b.MemoryBytes)
+	}
+	return wa, wb
 }
 
 func paramText(v any, ok bool) string {

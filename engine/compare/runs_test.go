@@ -209,7 +209,8 @@ func sha(text string) string {
 // TestNotComparableReasons: runs that differ in one thing only (playbook,
 // its text, a parameter's value, a parameter set in one run only, a
 // server started or attached, its version or gitVersion, another server,
-// the host's cores or its memory) are not comparable with that one reason,
+// the host's cores or its memory, even by a few MB, which the reason
+// shows) are not comparable with that one reason,
 // every step and measure saying so, and the run's regression verdict
 // against its baseline says not comparable; --force judges them anyway.
 // A run that differs in none of these (the same playbook in another
@@ -243,6 +244,8 @@ func TestNotComparableReasons(t *testing.T) {
 		}, "servers differ: " + srv + " and " + srv + ", other started 7.0.2 (abc123)", false},
 		{"host cores", func(r *plantedRun) { r.host.Cores = 4 }, "hosts differ: 2 cores 8.0 GB and 4 cores 8.0 GB", false},
 		{"host memory", func(r *plantedRun) { r.host.MemoryBytes = 16 << 30 }, "hosts differ: 2 cores 8.0 GB and 2 cores 16.0 GB", false},
+		{"host memory by 4 MiB", func(r *plantedRun) { r.host.MemoryBytes -= 4 << 20 },
+			"hosts differ: 2 cores 8.0 GB (8589934592 bytes) and 2 cores 8.0 GB (8585740288 bytes)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			st := newStore(t)
