@@ -423,3 +423,35 @@ func mustSteps(t *testing.T, st *store.Store, run int64) []store.Step {
 	}
 	return steps
 }
+
+// TestMeasuredInOneRunOnly: a measure one run has and the other has not
+// (here the server figures: a run that could not sample its server) is not
+// comparable, measure by measure, while the step's ops/s is judged.
+func TestMeasuredInOneRunOnly(t *testing.T) {
+	ctx := context.Background()
+	st := newStore(t)
+	withServer := roundSteps(1, 1)[1:] // reads (round=1) with its server deltas
+	without := roundSteps(1, 2)[1:]
+	without[0].server = nil
+	a, b := nightly(withServer).record(t, st), nightly(without).record(t, st)
+	res, err := Runs(ctx, st, a, b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 1 || res.Steps[0].Verdict != Slower {
+		t.Fatalf("steps %+v, want reads (round=1) slower", res.Steps)
+	}
+	got := map[string]string{}
+	for _, m := range res.Steps[0].Measures {
+		got[m.Measure] = m.Verdict + ": " + m.Test
+		if (m.B == nil) != (m.Verdict == NotComparable) {
+			t.Errorf("%s: %s with B %v", m.Measure, m.Verdict, m.B)
+		}
+	}
+	const one = NotComparable + ": measured in one run only"
+	want := map[string]string{"ops/s": Slower + ": mwu", "p50 ms": NoDifference + ": none: 1 and 1 values (a test needs 3 each)", "p99 ms": Slower + ": mwu",
+		"pages read/op": one, "cache peak MB": one, "dirty peak MB": one, "app evict ms": one}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("measures %v,\nwant %v", got, want)
+	}
+}
