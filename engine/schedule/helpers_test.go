@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -110,6 +111,44 @@ func (f *fixture) config(text string) Config {
 func (f *fixture) options() Options {
 	return Options{Store: f.st, StateDir: f.state, Launch: f.launch, Log: slog.New(slog.NewTextHandler(f.log, nil)),
 		RetryMin: 100 * time.Millisecond, RetryMax: 400 * time.Millisecond}
+}
+
+// clock is a scheduler's time in a test: it moves only when set.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// startAt starts cfg's scheduler on clock c as Serve starts it (catch-up
+// and windows), without its loop: the test moves c and calls tick. The
+// scheduler stops when the test ends.
+func (f *fixture) startAt(cfg Config, c *clock) *Scheduler {
+	opts := f.options()
+	opts.Now = c.now
+	s := New(cfg, opts)
+	s.start(context.Background())
+	f.t.Cleanup(func() { s.Stop(errors.New("the test is over")) })
+	return s
+}
+
+// plant records ev in the history as an earlier daemon would have.
+func (f *fixture) plant(ev store.ScheduleEvent) {
+	f.t.Helper()
+	if _, err := f.st.AddScheduleEvent(context.Background(), ev); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // serving is a scheduler running Serve in the background.

@@ -22,7 +22,7 @@ func (s *Scheduler) Serve(ctx context.Context, signals <-chan os.Signal, reload 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		timer.Reset(s.untilDue(time.Now()))
+		timer.Reset(s.untilDue(s.opts.Now()))
 		select {
 		case <-ctx.Done():
 			s.Stop(fmt.Errorf("daemon stopping: %w", context.Cause(ctx)))
@@ -37,7 +37,7 @@ func (s *Scheduler) Serve(ctx context.Context, signals <-chan os.Signal, reload 
 			return nil
 		case <-s.wake:
 		case <-timer.C:
-			s.tick(ctx, time.Now())
+			s.tick(ctx, s.opts.Now())
 		}
 	}
 }
@@ -45,7 +45,7 @@ func (s *Scheduler) Serve(ctx context.Context, signals <-chan os.Signal, reload 
 // start opens the windows the daemon starts inside, fires each schedule's
 // catch-up and computes the first fire times.
 func (s *Scheduler) start(ctx context.Context) {
-	now := time.Now()
+	now := s.opts.Now()
 	lastAlive := s.lastAlive(ctx)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindDaemon, Event: "start", Detail: s.cfg.Path,
 		Attrs: map[string]any{"pid": os.Getpid(), "schedules": len(s.cfg.Schedules), "windows": len(s.cfg.Windows)}})
@@ -142,7 +142,7 @@ func (s *Scheduler) reload(ctx context.Context, reload func() (Config, error)) {
 // changed or went is closed first, and a new one the daemon is inside
 // opens at once. The run going goes on.
 func (s *Scheduler) Reload(ctx context.Context, cfg Config) {
-	now := time.Now()
+	now := s.opts.Now()
 	s.mu.Lock()
 	old := s.cfg
 	s.cfg = cfg

@@ -38,6 +38,9 @@ type Options struct {
 	ApplyTimeout time.Duration
 	// StopBudget bounds Stop: aborting the run and closing the windows.
 	StopBudget time.Duration
+	// Now is the scheduler's clock (default time.Now): the fire times,
+	// catch-up, windows and the history's timestamps all read it.
+	Now func() time.Time
 }
 
 func (o Options) withDefaults() Options {
@@ -55,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o
 }
@@ -188,7 +194,7 @@ func (s *Scheduler) fireLocked(ctx context.Context, sch Schedule, trigger string
 			Attrs: map[string]any{"trigger": trigger}})
 		return 0, err
 	}
-	a := &active{schedule: sch.Name, trigger: trigger, runID: h.RunID, started: time.Now(), abort: h.Abort}
+	a := &active{schedule: sch.Name, trigger: trigger, runID: h.RunID, started: s.opts.Now(), abort: h.Abort}
 	s.current = a
 	s.opts.Log.Info("fire", "schedule", sch.Name, "trigger", trigger, "run", h.RunID, "playbook", sch.Playbook)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: sch.Name, Event: "fire", RunID: h.RunID,
@@ -238,6 +244,9 @@ func (s *Scheduler) skip(ctx context.Context, name, trigger, why string) {
 func (s *Scheduler) record(ctx context.Context, ev store.ScheduleEvent) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	if ev.TS.IsZero() {
+		ev.TS = s.opts.Now()
+	}
 	if _, err := s.opts.Store.AddScheduleEvent(ctx, ev); err != nil {
 		s.opts.Log.Error("record history", "kind", ev.Kind, "name", ev.Name, "event", ev.Event, "error", err)
 	}

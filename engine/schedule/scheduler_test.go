@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -100,9 +101,11 @@ func TestLongRunMakesTheNextFireASkip(t *testing.T) {
 	}
 }
 
-// TestCatchUpFiresOnceAfterDowntime: a daemon down over several fire
-// times of a schedule with catch_up runs it once at start, with the
-// trigger "catch-up NAME"; a schedule without catch_up does not.
+// TestCatchUpFiresOnceAfterDowntime: a daemon started after a downtime
+// over many fire times of a schedule with catch_up runs it once at start,
+// with the trigger "catch-up NAME", then on its spec; a schedule without
+// catch_up is not caught up. The previous daemon's start and stop are
+// planted ten minutes back; TestCatchUpHonoursItsWindow has the cases.
 func TestCatchUpFiresOnceAfterDowntime(t *testing.T) {
 	f := newFixture(t)
 	text := `
@@ -112,33 +115,36 @@ schedules:
     playbook: tick.lua
     catch_up: 1m
   - name: plain
-    cron: "@every 1h"
+    cron: "* * * * *"
     playbook: plain.lua
 `
+	down := time.Now().Add(-10 * time.Minute)
+	f.plant(store.ScheduleEvent{TS: down.Add(-time.Hour), Kind: store.KindDaemon, Event: "start"})
+	f.plant(store.ScheduleEvent{TS: down, Kind: store.KindDaemon, Event: "stop"})
 	sv := f.serve(f.config(text), nil)
-	waitUntil(t, 10*time.Second, "a run", func() bool { return len(f.runs()) > 0 })
-	sv.stop(t)
-	time.Sleep(2500 * time.Millisecond) // down over two fire times
-	sv = f.serve(f.config(text), nil)
-	waitUntil(t, 5*time.Second, "the catch-up's end", func() bool {
-		return len(f.events(store.EventQuery{Name: "tick", Events: []string{"end"}, Since: time.Now().Add(-2 * time.Second)})) > 0
+	waitUntil(t, 10*time.Second, "the catch-up's end and a scheduled fire", func() bool {
+		ends := f.events(store.EventQuery{Name: "tick", Events: []string{"end"}})
+		fires := f.events(store.EventQuery{Name: "tick", Events: []string{"fire"}, Limit: 1})
+		return len(ends) > 0 && len(fires) > 0 && fires[0].Attrs["trigger"] == "schedule tick"
 	})
-	time.Sleep(300 * time.Millisecond)
 	sv.stop(t)
-	var catchUps int
-	for _, r := range f.runs() {
-		if strings.HasPrefix(r.Trigger, "catch-up") {
-			catchUps++
-			if r.Trigger != "catch-up tick" {
-				t.Errorf("catch-up trigger %q", r.Trigger)
-			}
-		}
-		if strings.Contains(r.Trigger, "plain") {
-			t.Errorf("plain (no catch_up) ran: %+v", r)
+	var catchUps []store.ScheduleEvent
+	for _, ev := range f.events(store.EventQuery{Kind: store.KindSchedule, Events: []string{"fire", "skip", "error"}}) {
+		if trigger, _ := ev.Attrs["trigger"].(string); strings.HasPrefix(trigger, "catch-up") || strings.Contains(trigger, "plain") {
+			catchUps = append(catchUps, ev)
 		}
 	}
-	if catchUps != 1 {
-		t.Errorf("%d catch-up runs, want 1", catchUps)
+	if len(catchUps) != 1 || catchUps[0].Event != "fire" || catchUps[0].Attrs["trigger"] != "catch-up tick" {
+		t.Errorf("catch-up events %+v, want one fire of tick", catchUps)
+	}
+	var runs int
+	for _, r := range f.runs() {
+		if r.Trigger == "catch-up tick" {
+			runs++
+		}
+	}
+	if runs != 1 {
+		t.Errorf("%d catch-up runs, want 1", runs)
 	}
 }
 
@@ -209,5 +215,83 @@ func TestStopMidRunAbortsIt(t *testing.T) {
 	l.Release()
 	if evs := f.events(store.EventQuery{Kind: store.KindDaemon, Events: []string{"stop"}}); len(evs) != 1 {
 		t.Errorf("stop events: %+v", evs)
+	}
+}
+
+// TestCatchUpHonoursItsWindow: at start, a schedule with catch_up whose
+// fire time passed while the daemon was down fires once, however many
+// fire times it missed, when its last missed fire is less than catch_up
+// ago; not when every missed fire is older (a downtime longer than
+// catch_up), when the previous daemon or the schedule's own history shows
+// it was up at the fire, when no daemon ran before, or without catch_up.
+// The earlier daemon's history is planted; the clock is the test's.
+func TestCatchUpHonoursItsWindow(t *testing.T) {
+	at := func(h, m, s int) time.Time { return time.Date(2030, 1, 15, h, m, s, 0, time.UTC) }
+	daemon := func(event string, ts time.Time) store.ScheduleEvent {
+		return store.ScheduleEvent{TS: ts, Kind: store.KindDaemon, Event: event}
+	}
+	tick := func(event string, ts time.Time) store.ScheduleEvent {
+		return store.ScheduleEvent{TS: ts, Kind: store.KindSchedule, Name: "tick", Event: event}
+	}
+	const every10, hourly = "CRON_TZ=UTC */10 * * * *", "CRON_TZ=UTC 0 * * * *"
+	for _, tc := range []struct {
+		name    string
+		cron    string
+		catchUp string // "": none
+		history []store.ScheduleEvent
+		now     time.Time
+		want    bool // one catch-up fire, of 12:00
+	}{
+		{"down 50m within catch_up 1h: five missed fires, one catch-up", every10, "1h",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), daemon("stop", at(11, 15, 0))}, at(12, 5, 0), true},
+		{"down 6h, longer than catch_up 30m: the last missed fire is within it", every10, "30m",
+			[]store.ScheduleEvent{daemon("start", at(5, 0, 0)), daemon("stop", at(6, 5, 0))}, at(12, 5, 0), true},
+		{"down 6h, longer than catch_up 5m: every missed fire is older", hourly, "5m",
+			[]store.ScheduleEvent{daemon("start", at(5, 0, 0)), daemon("stop", at(6, 30, 0))}, at(12, 10, 0), false},
+		{"the last missed fire exactly catch_up ago", hourly, "5m",
+			[]store.ScheduleEvent{daemon("start", at(5, 0, 0)), daemon("stop", at(6, 30, 0))}, at(12, 5, 0), false},
+		{"the last missed fire a second less than catch_up ago", hourly, "5m",
+			[]store.ScheduleEvent{daemon("start", at(5, 0, 0)), daemon("stop", at(6, 30, 0))}, at(12, 4, 59), true},
+		{"no fire time while down", every10, "1h",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), daemon("stop", at(12, 1, 0))}, at(12, 9, 0), false},
+		{"a reload after the fire time: the daemon was up", every10, "1h",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), daemon("reload", at(12, 1, 0))}, at(12, 9, 0), false},
+		{"a crash after the fire: the schedule's history shows it", every10, "1h",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), tick("fire", at(12, 0, 0)), tick("end", at(12, 0, 5))}, at(12, 8, 0), false},
+		{"a crash before the fire", every10, "1h",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), tick("fire", at(11, 50, 0)), tick("end", at(11, 50, 5))}, at(12, 8, 0), true},
+		{"no daemon ran before", every10, "1h", nil, at(12, 5, 0), false},
+		{"no catch_up", every10, "",
+			[]store.ScheduleEvent{daemon("start", at(9, 0, 0)), daemon("stop", at(11, 15, 0))}, at(12, 5, 0), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.hold = time.Minute // a second fire at start would be a skip
+			for _, ev := range tc.history {
+				f.plant(ev)
+			}
+			text := fmt.Sprintf("schedules:\n  - name: tick\n    cron: %q\n    playbook: tick.lua\n", tc.cron)
+			if tc.catchUp != "" {
+				text += "    catch_up: " + tc.catchUp + "\n"
+			}
+			f.startAt(f.config(text), &clock{t: tc.now})
+			evs := f.events(store.EventQuery{Kind: store.KindSchedule, Since: tc.now})
+			runs := f.runs()
+			if !tc.want {
+				if len(evs) != 0 || len(runs) != 0 {
+					t.Fatalf("no catch-up wanted; events %+v, runs %+v", evs, runs)
+				}
+				return
+			}
+			if len(evs) != 1 || evs[0].Event != "fire" || evs[0].Attrs["trigger"] != "catch-up tick" || !evs[0].TS.Equal(tc.now) {
+				t.Errorf("events at start %+v, want one catch-up fire at %s", evs, tc.now)
+			}
+			if len(runs) != 1 || runs[0].Trigger != "catch-up tick" {
+				t.Errorf("runs %+v, want one with trigger catch-up tick", runs)
+			}
+			if want := "msg=catch-up schedule=tick missed=2030-01-15T12:00:00Z"; !strings.Contains(f.log.String(), want) {
+				t.Errorf("log lacks %q:\n%s", want, f.log)
+			}
+		})
 	}
 }

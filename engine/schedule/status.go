@@ -71,7 +71,7 @@ func Describe(cfg Config, now time.Time, n int) ([]ScheduleStatus, []WindowStatu
 // Status returns the schedules and windows in force with their live
 // state and next n fire times.
 func (s *Scheduler) Status(n int) ([]ScheduleStatus, []WindowStatus) {
-	now := time.Now()
+	now := s.opts.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	scheds, wins := Describe(s.cfg, now, n)

@@ -107,7 +107,7 @@ func (s *Scheduler) transition(ctx context.Context, st *windowState, open bool, 
 	actx, cancel := context.WithTimeout(ctx, s.opts.ApplyTimeout)
 	tr, err := applyParams(actx, st.w.Server, params)
 	cancel()
-	now := time.Now()
+	now := s.opts.Now()
 	s.mu.Lock()
 	if err != nil {
 		st.failing = true
