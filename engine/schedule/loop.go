@@ -54,7 +54,7 @@ func (s *Scheduler) start(ctx context.Context) {
 	for _, sch := range s.cfg.Schedules {
 		s.next[sch.Name] = sch.Spec.Next(now)
 	}
-	s.initWindows(now, s.cfg.Windows)
+	s.initWindows(now, s.cfg.Windows, "daemon starts inside the window")
 	s.mu.Unlock()
 	s.applyDue(ctx, now)
 	for _, sch := range s.cfg.Schedules {
@@ -174,7 +174,7 @@ func (s *Scheduler) Reload(ctx context.Context, cfg Config) {
 		}
 	}
 	s.mu.Lock()
-	s.initWindows(now, added)
+	s.initWindows(now, added, "config reloaded inside the window")
 	s.mu.Unlock()
 	s.applyDue(ctx, now)
 	s.opts.Log.Info("reload", "config", cfg.Path, "schedules", len(cfg.Schedules), "windows", len(cfg.Windows))

@@ -21,6 +21,9 @@ type windowState struct {
 	retryAt  time.Time
 	lastErr  string
 	last     *Transition // the last transition that succeeded
+	// inside says why the window is wanted open without an opening: the
+	// daemon started, or the config was reloaded, inside it.
+	inside string
 }
 
 // due returns when the window next needs attention.
@@ -36,12 +39,13 @@ func (w *windowState) due() time.Time {
 }
 
 // initWindows sets up the state of ws at now: a window the daemon is
-// inside is wanted open until its end. s.mu is held.
-func (s *Scheduler) initWindows(now time.Time, ws []Window) {
+// inside is wanted open until its end, why says how the daemon came to be
+// inside it. s.mu is held.
+func (s *Scheduler) initWindows(now time.Time, ws []Window, why string) {
 	for _, w := range ws {
 		st := &windowState{w: w, nextOpen: w.Spec.Next(now)}
 		if opened, ok := lastFire(w.Spec, now.Add(-w.Duration), now); ok {
-			st.want, st.closesAt = true, opened.Add(w.Duration)
+			st.want, st.closesAt, st.inside = true, opened.Add(w.Duration), why
 		}
 		s.windows[w.Name] = st
 	}
@@ -77,7 +81,7 @@ func (s *Scheduler) applyDue(ctx context.Context, now time.Time) {
 		case st.failing && !st.retryAt.After(now):
 			moves = append(moves, move{st, st.want, fmt.Sprintf("retry %d", st.failures)})
 		case st.want && !st.applied && !st.failing:
-			moves = append(moves, move{st, true, "daemon starts inside the window"})
+			moves = append(moves, move{st, true, st.inside})
 		}
 	}
 	s.mu.Unlock()

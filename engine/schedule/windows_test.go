@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,110 @@ func TestFailedTransitionIsRetried(t *testing.T) {
 	sv.stop(t)
 	if ttlEnabled(t, srv.URI) {
 		t.Error("the window was left open at stop")
+	}
+}
+
+// param reads an integer server parameter.
+func param(t *testing.T, uri, name string) int64 {
+	t.Helper()
+	v, err := GetParameter(context.Background(), uri, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := v.(int64)
+	if !ok {
+		t.Fatalf("%s = %v (%T)", name, v, v)
+	}
+	return n
+}
+
+// windowEvents returns the window events of the history in the order they
+// happened, each as "EVENT DETAIL".
+func (f *fixture) windowEvents() []string {
+	evs := f.events(store.EventQuery{Kind: store.KindWindow})
+	out := make([]string, 0, len(evs))
+	for i := len(evs) - 1; i >= 0; i-- {
+		out = append(out, evs[i].Event+" "+evs[i].Detail)
+	}
+	return out
+}
+
+// TestReloadOfAnOpenWindow: a reload whose config drops an open window
+// closes it; one that changes it closes it and opens the new definition if
+// the daemon is inside it; one that keeps it unchanged keeps its state (it
+// closes at its end). An open window marked leave_open is left as it is.
+// On a real minimongod, on the test's clock: the window opens at 12:00 for
+// 10 minutes, the daemon starts at 12:03 and reloads at once.
+func TestReloadOfAnOpenWindow(t *testing.T) {
+	const noon, night = "CRON_TZ=UTC 0 12 * * *", "CRON_TZ=UTC 0 3 * * *"
+	start := time.Date(2030, 1, 15, 12, 3, 0, 0, time.UTC)
+	window := func(uri, cron string, sleep int, leaveOpen bool) string {
+		return fmt.Sprintf(`
+windows:
+  - name: offpeak
+    cron: %q
+    duration: 10m
+    server: %s
+    open:  { setParameter: { ttlMonitorEnabled: true, ttlMonitorSleepSecs: %d } }
+    close: { setParameter: { ttlMonitorEnabled: false, ttlMonitorSleepSecs: 60 } }
+    leave_open: %v
+`, cron, uri, sleep, leaveOpen)
+	}
+	const opened, reloaded, reopened, ends = "open daemon starts inside the window", "close config reloaded",
+		"open config reloaded inside the window", "close window closes"
+	for _, tc := range []struct {
+		name      string
+		leaveOpen bool
+		// next is the new config's window: cron and open's sleep ("": none).
+		nextCron  string
+		nextSleep int
+		// What the reload does, then the end of the old window at 12:10.
+		atReload, atEnd []string
+		wantTTL         bool
+		wantSleep       int64
+		wantOpen        bool
+	}{
+		{"dropped", false, "", 0, []string{reloaded}, nil, false, 60, false},
+		{"changed, the daemon inside", false, noon, 7, []string{reloaded, reopened}, []string{ends}, true, 7, true},
+		{"changed, the daemon outside", false, night, 5, []string{reloaded}, nil, false, 60, false},
+		{"unchanged", false, noon, 5, nil, []string{ends}, true, 5, true},
+		{"dropped, leave_open", true, "", 0, nil, nil, true, 5, false},
+		{"changed, leave_open, the daemon inside", true, noon, 7, []string{reopened}, []string{ends}, true, 7, true},
+		{"changed, leave_open, the daemon outside", true, night, 5, nil, nil, true, 5, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+			f := newFixture(t)
+			c := &clock{t: start}
+			s := f.startAt(f.config(window(srv.URI, noon, 5, tc.leaveOpen)), c)
+			if !ttlEnabled(t, srv.URI) || param(t, srv.URI, "ttlMonitorSleepSecs") != 5 {
+				t.Fatalf("the window did not open at start: %v", f.windowEvents())
+			}
+			next := "schedules:\n  - name: tick\n    cron: \"@daily\"\n    playbook: tick.lua\n"
+			if tc.nextCron != "" {
+				next += window(srv.URI, tc.nextCron, tc.nextSleep, tc.leaveOpen)
+			}
+			s.Reload(context.Background(), f.config(next))
+			want := append([]string{opened}, tc.atReload...)
+			if got := f.windowEvents(); !slices.Equal(got, want) {
+				t.Errorf("window events at the reload %q, want %q", got, want)
+			}
+			if ttl, sleep := ttlEnabled(t, srv.URI), param(t, srv.URI, "ttlMonitorSleepSecs"); ttl != tc.wantTTL || sleep != tc.wantSleep {
+				t.Errorf("after the reload ttlMonitorEnabled %v, ttlMonitorSleepSecs %d; want %v, %d", ttl, sleep, tc.wantTTL, tc.wantSleep)
+			}
+			_, wins := s.Status(1)
+			if tc.nextCron == "" && len(wins) != 0 {
+				t.Errorf("windows after the reload dropped it: %+v", wins)
+			}
+			if tc.nextCron != "" && (len(wins) != 1 || wins[0].Open != tc.wantOpen || wins[0].Wanted != tc.wantOpen) {
+				t.Errorf("windows after the reload: %+v, want open %v", wins, tc.wantOpen)
+			}
+			c.set(start.Add(7 * time.Minute))
+			s.tick(context.Background(), c.now())
+			want = append(want, tc.atEnd...)
+			if got := f.windowEvents(); !slices.Equal(got, want) {
+				t.Errorf("window events at 12:10 %q, want %q", got, want)
+			}
+		})
 	}
 }
