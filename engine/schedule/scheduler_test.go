@@ -135,7 +135,7 @@ schedules:
 		}
 	}
 	if len(catchUps) != 1 || catchUps[0].Event != "fire" || catchUps[0].Attrs["trigger"] != "catch-up tick" {
-		t.Errorf("catch-up events %+v, want one fire of tick", catchUps)
+		t.Errorf("catch-up events %s, want one fire of tick", describe(catchUps))
 	}
 	var runs int
 	for _, r := range f.runs() {
@@ -279,19 +279,28 @@ func TestCatchUpHonoursItsWindow(t *testing.T) {
 			runs := f.runs()
 			if !tc.want {
 				if len(evs) != 0 || len(runs) != 0 {
-					t.Fatalf("no catch-up wanted; events %+v, runs %+v", evs, runs)
+					t.Fatalf("no catch-up wanted; events at start %s, %d runs", describe(evs), len(runs))
 				}
 				return
 			}
 			if len(evs) != 1 || evs[0].Event != "fire" || evs[0].Attrs["trigger"] != "catch-up tick" || !evs[0].TS.Equal(tc.now) {
-				t.Errorf("events at start %+v, want one catch-up fire at %s", evs, tc.now)
+				t.Errorf("events at start %s, want one catch-up fire at %s", describe(evs), tc.now.Format(time.TimeOnly))
 			}
 			if len(runs) != 1 || runs[0].Trigger != "catch-up tick" {
-				t.Errorf("runs %+v, want one with trigger catch-up tick", runs)
+				t.Errorf("%d runs, want one with trigger catch-up tick", len(runs))
 			}
 			if want := "msg=catch-up schedule=tick missed=2030-01-15T12:00:00Z"; !strings.Contains(f.log.String(), want) {
 				t.Errorf("log lacks %q:\n%s", want, f.log)
 			}
 		})
 	}
+}
+
+// describe words schedule events as "EVENT (TRIGGER) at TIME".
+func describe(evs []store.ScheduleEvent) []string {
+	out := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		out = append(out, fmt.Sprintf("%s (%v) at %s", ev.Event, ev.Attrs["trigger"], ev.TS.UTC().Format(time.TimeOnly)))
+	}
+	return out
 }
