@@ -31,6 +31,8 @@ type fixture struct {
 	// run start a minimongod first.
 	hold   time.Duration
 	server bool
+	// applyTimeout bounds a window transition (0: the default).
+	applyTimeout time.Duration
 
 	mu   sync.Mutex
 	pids map[int64]int // run id -> its server's pid
@@ -110,7 +112,7 @@ func (f *fixture) config(text string) Config {
 
 func (f *fixture) options() Options {
 	return Options{Store: f.st, StateDir: f.state, Launch: f.launch, Log: slog.New(slog.NewTextHandler(f.log, nil)),
-		RetryMin: 100 * time.Millisecond, RetryMax: 400 * time.Millisecond}
+		RetryMin: 100 * time.Millisecond, RetryMax: 400 * time.Millisecond, ApplyTimeout: f.applyTimeout}
 }
 
 // clock is a scheduler's time in a test: it moves only when set.

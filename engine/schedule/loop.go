@@ -110,6 +110,11 @@ func (s *Scheduler) untilDue(now time.Time) time.Duration {
 			due = t
 		}
 	}
+	for _, w := range s.retiring {
+		if w.retryAt.Before(due) {
+			due = w.retryAt
+		}
+	}
 	return max(due.Sub(now), 0)
 }
 
@@ -139,8 +144,10 @@ func (s *Scheduler) reload(ctx context.Context, reload func() (Config, error)) {
 
 // Reload puts cfg in force: schedules fire on their new specs from now;
 // a window whose definition is unchanged keeps its state, an open one that
-// changed or went is closed first, and a new one the daemon is inside
-// opens at once. The run going goes on.
+// changed or went is closed first (but one marked leave_open: it is left
+// as it is), and a new one the daemon is inside opens at once. A close
+// that fails is retried until it succeeds, and a new definition of the
+// window on the same server opens only then. The run going goes on.
 func (s *Scheduler) Reload(ctx context.Context, cfg Config) {
 	now := s.opts.Now()
 	s.mu.Lock()
@@ -169,11 +176,19 @@ func (s *Scheduler) Reload(ctx context.Context, cfg Config) {
 	s.windows = kept
 	s.mu.Unlock()
 	for _, st := range closing {
-		if !st.w.LeaveOpen {
-			s.transition(ctx, st, false, "config reloaded")
+		if st.w.LeaveOpen {
+			s.opts.Log.Info("window left open (leave_open)", "window", st.w.Name, "why", "config reloaded")
+			continue
 		}
+		s.transition(ctx, st, false, "config reloaded")
 	}
 	s.mu.Lock()
+	for _, st := range closing {
+		if !st.w.LeaveOpen && st.failing {
+			st.want = false
+			s.retiring = append(s.retiring, st)
+		}
+	}
 	s.initWindows(now, added, "config reloaded inside the window")
 	s.mu.Unlock()
 	s.applyDue(ctx, now)

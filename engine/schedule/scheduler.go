@@ -75,8 +75,11 @@ type Scheduler struct {
 	cfg     Config
 	next    map[string]time.Time // schedule -> next fire time
 	windows map[string]*windowState
-	current *active
-	stopped bool
+	// retiring are definitions a reload dropped or changed whose close
+	// failed: retried as any transition until the server takes it.
+	retiring []*windowState
+	current  *active
+	stopped  bool
 
 	wake       chan struct{}
 	runsCtx    context.Context

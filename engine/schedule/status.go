@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"slices"
 	"time"
 
 	"wtd/engine/store"
@@ -97,5 +98,25 @@ func (s *Scheduler) Status(n int) ([]ScheduleStatus, []WindowStatus) {
 			w.RetryAt = &t
 		}
 	}
+	for _, st := range s.retiring {
+		wins = retiringStatus(wins, st)
+	}
 	return scheds, wins
+}
+
+// retiringStatus shows a definition a reload dropped or changed whose
+// close is failing: as the window's failure when the config still has a
+// window of its name, else as a window of its own.
+func retiringStatus(wins []WindowStatus, st *windowState) []WindowStatus {
+	retryAt := st.retryAt
+	i := slices.IndexFunc(wins, func(w WindowStatus) bool { return w.Name == st.w.Name })
+	if i >= 0 {
+		w := &wins[i]
+		w.Failing, w.Failures, w.RetryAt = true, st.failures, &retryAt
+		w.Error = "closing its previous definition: " + st.lastErr
+		return wins
+	}
+	return append(wins, WindowStatus{Name: st.w.Name, Cron: st.w.Cron, Duration: st.w.Duration.String(),
+		Server: store.RedactURI(st.w.Server), Next: []time.Time{}, Open: st.applied, Failing: true,
+		Failures: st.failures, Error: st.lastErr, RetryAt: &retryAt, Last: st.last})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"wtd/engine/store"
@@ -21,9 +22,10 @@ type windowState struct {
 	retryAt  time.Time
 	lastErr  string
 	last     *Transition // the last transition that succeeded
-	// inside says why the window is wanted open without an opening: the
-	// daemon started, or the config was reloaded, inside it.
-	inside string
+	// openWhy says why the window is wanted open while its opening is
+	// still to be made: it opened by the clock, or the daemon started, or
+	// the config was reloaded, inside it.
+	openWhy string
 }
 
 // due returns when the window next needs attention.
@@ -45,7 +47,7 @@ func (s *Scheduler) initWindows(now time.Time, ws []Window, why string) {
 	for _, w := range ws {
 		st := &windowState{w: w, nextOpen: w.Spec.Next(now)}
 		if opened, ok := lastFire(w.Spec, now.Add(-w.Duration), now); ok {
-			st.want, st.closesAt, st.inside = true, opened.Add(w.Duration), why
+			st.want, st.closesAt, st.openWhy = true, opened.Add(w.Duration), why
 		}
 		s.windows[w.Name] = st
 	}
@@ -54,6 +56,7 @@ func (s *Scheduler) initWindows(now time.Time, ws []Window, why string) {
 // applyDue moves every window whose time has come: opens, closes and
 // retries of failed transitions.
 func (s *Scheduler) applyDue(ctx context.Context, now time.Time) {
+	s.retryRetiring(ctx, now)
 	type move struct {
 		st   *windowState
 		open bool
@@ -67,8 +70,8 @@ func (s *Scheduler) applyDue(ctx context.Context, now time.Time) {
 		case !st.nextOpen.After(now):
 			st.closesAt = st.nextOpen.Add(st.w.Duration)
 			st.nextOpen = st.w.Spec.Next(now)
-			st.want, st.failures = true, 0
-			moves = append(moves, move{st, true, "window opens"})
+			st.want, st.failures, st.openWhy = true, 0, "window opens"
+			moves = append(moves, move{st, true, st.openWhy})
 		case st.want && !st.closesAt.After(now):
 			st.want, st.failures = false, 0
 			if !st.applied && st.failing {
@@ -81,13 +84,45 @@ func (s *Scheduler) applyDue(ctx context.Context, now time.Time) {
 		case st.failing && !st.retryAt.After(now):
 			moves = append(moves, move{st, st.want, fmt.Sprintf("retry %d", st.failures)})
 		case st.want && !st.applied && !st.failing:
-			moves = append(moves, move{st, true, st.inside})
+			moves = append(moves, move{st, true, st.openWhy})
 		}
 	}
+	// An opening waits for the close of the window's previous definition
+	// on the same server: that close, retried later, would undo it.
+	moves = slices.DeleteFunc(moves, func(m move) bool { return m.open && s.retiringOn(m.st.w) })
 	s.mu.Unlock()
 	for _, m := range moves {
 		s.transition(ctx, m.st, m.open, m.why)
 	}
+}
+
+// retryRetiring retries the closes of the definitions a reload dropped or
+// changed that are due, and forgets those the server took.
+func (s *Scheduler) retryRetiring(ctx context.Context, now time.Time) {
+	type retry struct {
+		st  *windowState
+		why string
+	}
+	var due []retry
+	s.mu.Lock()
+	for _, st := range s.retiring {
+		if !st.retryAt.After(now) {
+			due = append(due, retry{st, fmt.Sprintf("retry %d", st.failures)})
+		}
+	}
+	s.mu.Unlock()
+	for _, r := range due {
+		s.transition(ctx, r.st, false, r.why)
+	}
+	s.mu.Lock()
+	s.retiring = slices.DeleteFunc(s.retiring, func(st *windowState) bool { return !st.failing })
+	s.mu.Unlock()
+}
+
+// retiringOn reports whether a previous definition of w on w's server is
+// still to be closed. s.mu is held.
+func (s *Scheduler) retiringOn(w Window) bool {
+	return slices.ContainsFunc(s.retiring, func(st *windowState) bool { return st.w.Name == w.Name && st.w.Server == w.Server })
 }
 
 // windowNames returns the windows in config order. s.mu is held.
@@ -149,10 +184,11 @@ func backoff(n int, lo, hi time.Duration) time.Duration {
 }
 
 // closeAll closes every window that is or may be open, but those marked
-// leave_open, once each, within ctx.
+// leave_open, and the definitions a reload left to close, once each,
+// within ctx.
 func (s *Scheduler) closeAll(ctx context.Context) {
 	s.mu.Lock()
-	var open []*windowState
+	open := slices.Clone(s.retiring)
 	for _, name := range s.windowNames() {
 		st := s.windows[name]
 		if (st.applied || st.want) && !st.w.LeaveOpen {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,12 +169,17 @@ func param(t *testing.T, uri, name string) int64 {
 }
 
 // windowEvents returns the window events of the history in the order they
-// happened, each as "EVENT DETAIL".
+// happened, each as "EVENT WHY" (the detail of a transition is why it was
+// made; that of a failed one is the error, and why is an attribute).
 func (f *fixture) windowEvents() []string {
 	evs := f.events(store.EventQuery{Kind: store.KindWindow})
 	out := make([]string, 0, len(evs))
 	for i := len(evs) - 1; i >= 0; i-- {
-		out = append(out, evs[i].Event+" "+evs[i].Detail)
+		why := evs[i].Detail
+		if strings.HasSuffix(evs[i].Event, "-failed") {
+			why = fmt.Sprint(evs[i].Attrs["why"])
+		}
+		out = append(out, evs[i].Event+" "+why)
 	}
 	return out
 }
@@ -253,6 +259,103 @@ windows:
 			want = append(want, tc.atEnd...)
 			if got := f.windowEvents(); !slices.Equal(got, want) {
 				t.Errorf("window events at 12:10 %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestReloadRetriesAFailedClose: a close that fails at a reload (the
+// server hangs: SIGSTOP) is retried with backoff like any transition, and
+// shown as failing meanwhile; a changed window on the same server opens
+// only once its old definition is closed, so that the retried close cannot
+// undo the new opening.
+func TestReloadRetriesAFailedClose(t *testing.T) {
+	reload := time.Date(2030, 1, 15, 12, 3, 0, 0, time.UTC)
+	// tick is a tick of the scheduler after the reload, with the server
+	// hanging or answering, and the window events it adds.
+	type tick struct {
+		after  time.Duration
+		hung   bool
+		events []string
+	}
+	for _, tc := range []struct {
+		name string
+		// The new config's window: its cron and open's ttlMonitorSleepSecs
+		// ("": dropped).
+		nextCron  string
+		nextSleep int
+		ticks     []tick
+		wantTTL   bool
+		wantSleep int64
+	}{
+		{"dropped", "", 0, []tick{{2 * time.Second, false, []string{"close retry 1"}}}, false, 60},
+		{"changed, the daemon inside", "CRON_TZ=UTC 0 12 * * *", 7,
+			[]tick{{2 * time.Second, false, []string{"close retry 1", "open config reloaded inside the window"}}}, true, 7},
+		{"changed, the new opening comes while the close fails", "CRON_TZ=UTC 5 12 * * *", 7, []tick{
+			{2 * time.Minute, true, []string{"close-failed retry 1"}},
+			{2*time.Minute + 2*time.Second, false, []string{"close retry 2", "open window opens"}}}, true, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+			pid := srv.Cmd.Process.Pid
+			hang := func(hung bool) {
+				t.Helper()
+				sig := syscall.SIGCONT
+				if hung {
+					sig = syscall.SIGSTOP
+				}
+				if err := syscall.Kill(pid, sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Cleanup(func() { hang(false) })
+			f := newFixture(t)
+			f.applyTimeout = 2 * time.Second
+			c := &clock{t: reload}
+			window := func(cron string, sleep int) string {
+				return fmt.Sprintf(`
+windows:
+  - name: offpeak
+    cron: %q
+    duration: 10m
+    server: %s
+    open:  { setParameter: { ttlMonitorEnabled: true, ttlMonitorSleepSecs: %d } }
+    close: { setParameter: { ttlMonitorEnabled: false, ttlMonitorSleepSecs: 60 } }
+`, cron, srv.URI, sleep)
+			}
+			s := f.startAt(f.config(window("CRON_TZ=UTC 0 12 * * *", 5)), c)
+			if !ttlEnabled(t, srv.URI) {
+				t.Fatalf("the window did not open at start: %v", f.windowEvents())
+			}
+			next := "schedules: []\n"
+			if tc.nextCron != "" {
+				next = window(tc.nextCron, tc.nextSleep)
+			}
+			hang(true)
+			s.Reload(context.Background(), f.config(next))
+			want := []string{"open daemon starts inside the window", "close-failed config reloaded"}
+			if got := f.windowEvents(); !slices.Equal(got, want) {
+				t.Errorf("window events at the reload %q, want %q", got, want)
+			}
+			_, wins := s.Status(1)
+			if len(wins) != 1 || wins[0].Name != "offpeak" || !wins[0].Failing || wins[0].RetryAt == nil || !strings.Contains(wins[0].Error, "within") {
+				t.Errorf("windows while the close fails: %+v, want offpeak failing", wins)
+			}
+			for _, tk := range tc.ticks {
+				hang(tk.hung)
+				c.set(reload.Add(tk.after))
+				s.tick(context.Background(), c.now())
+				want = append(want, tk.events...)
+				if got := f.windowEvents(); !slices.Equal(got, want) {
+					t.Fatalf("window events at %s: %q, want %q", c.now().Format(time.TimeOnly), got, want)
+				}
+			}
+			if ttl, sleep := ttlEnabled(t, srv.URI), param(t, srv.URI, "ttlMonitorSleepSecs"); ttl != tc.wantTTL || sleep != tc.wantSleep {
+				t.Errorf("at the end ttlMonitorEnabled %v, ttlMonitorSleepSecs %d; want %v, %d", ttl, sleep, tc.wantTTL, tc.wantSleep)
+			}
+			_, wins = s.Status(1)
+			if tc.nextCron == "" && len(wins) != 0 || tc.nextCron != "" && (len(wins) != 1 || wins[0].Failing || !wins[0].Open) {
+				t.Errorf("windows at the end: %+v", wins)
 			}
 		})
 	}
