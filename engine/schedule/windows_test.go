@@ -1,8 +1,11 @@
 package schedule
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -307,6 +310,10 @@ func TestReloadRetriesAFailedClose(t *testing.T) {
 				if err := syscall.Kill(pid, sig); err != nil {
 					t.Fatal(err)
 				}
+				// A signal stops the threads when each next runs.
+				waitUntil(t, 10*time.Second, fmt.Sprintf("every thread of the server stopped %v", hung), func() bool {
+					return allStopped(pid) == hung
+				})
 			}
 			t.Cleanup(func() { hang(false) })
 			f := newFixture(t)
@@ -359,4 +366,21 @@ windows:
 			}
 		})
 	}
+}
+
+// allStopped reports whether every thread of process pid is stopped by a
+// signal (state T in /proc/PID/task/TID/stat).
+func allStopped(pid int) bool {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return len(stats) > 0
 }
