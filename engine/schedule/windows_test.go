@@ -208,6 +208,7 @@ windows:
     leave_open: %v
 `, cron, uri, sleep, leaveOpen)
 	}
+	srv := testbin.StartMinimongod(t, 0)
 	const opened, reloaded, reopened, ends = "open daemon starts inside the window", "close config reloaded",
 		"open config reloaded inside the window", "close window closes"
 	for _, tc := range []struct {
@@ -231,7 +232,10 @@ windows:
 		{"changed, leave_open, the daemon outside", true, night, 5, nil, nil, true, 5, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+			closed := []Param{{Name: "ttlMonitorEnabled", Value: false}, {Name: "ttlMonitorSleepSecs", Value: int64(60)}}
+			if _, err := applyParams(context.Background(), srv.URI, closed); err != nil {
+				t.Fatal(err)
+			}
 			f := newFixture(t)
 			c := &clock{t: start}
 			s := f.startAt(f.config(window(srv.URI, noon, 5, tc.leaveOpen)), c)
