@@ -14,13 +14,18 @@ type writeConcern struct {
 	w        int64  // numeric w (1 by default)
 	wMode    string // string w ("majority")
 	journal  bool   // j: any true-ish value
+	jGiven   bool   // j is in the document, true or false
 	fsync    bool
 	wtimeout int64
 }
 
 // sync reports whether the write must reach the journal on disk before it
-// is acknowledged.
-func (wc writeConcern) sync() bool { return wc.journal || wc.fsync }
+// is acknowledged: with j or fsync true-ish, and with w: "majority" unless
+// j is given false, as mongod 4.4 on a standalone (w: "majority" takes its
+// sync mode from writeConcernMajorityJournalDefault, true).
+func (wc writeConcern) sync() bool {
+	return wc.journal || wc.fsync || (wc.wMode == "majority" && !wc.jGiven)
+}
 
 // writeConcernArg parses the command's writeConcern as mongod 4.4 does
 // (WriteConcernOptions::parse and the standalone checks): j and fsync are
@@ -48,7 +53,7 @@ func writeConcernArg(req *request) (writeConcern, error) {
 				return wc, mongoerr.New(mongoerr.CodeFailedToParse, "%s must be numeric or a boolean value", el.Key())
 			}
 			if el.Key() == "j" {
-				wc.journal = truthy(ev)
+				wc.journal, wc.jGiven = truthy(ev), true
 			} else {
 				wc.fsync = truthy(ev)
 			}
