@@ -143,7 +143,17 @@ func (s *server) connect() *mongo.Client {
 			s.t.Fatalf("minimongod exited at start: %v\n%s", s.cmd.ProcessState, s.log.String())
 		default:
 		}
-		c, err := mongo.Connect(options.Client().ApplyURI(s.uri()).SetServerSelectionTimeout(2 * time.Second))
+		// Until minimongod listens a driver that tried waits half a second
+		// (its heartbeat) before it tries again: wait for the port first.
+		if !s.listening() {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		// The client is the test's: its server selection timeout bounds
+		// every operation's wait for a connection too, which takes
+		// seconds on a busy machine when many open at once (the hello
+		// below has its own 2 s).
+		c, err := mongo.Connect(options.Client().ApplyURI(s.uri()).SetServerSelectionTimeout(30 * time.Second))
 		if err == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			err = c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Err()
@@ -158,6 +168,32 @@ func (s *server) connect() *mongo.Client {
 	}
 	s.t.Fatalf("minimongod did not answer hello within 30s\n%s", s.log.String())
 	return nil
+}
+
+// listening reports whether minimongod's own port (behind the reply
+// checker, when there is one) has a listening socket, from the kernel's
+// table of TCP sockets: connecting to find out would show in the
+// server's connection counts.
+func (s *server) listening() bool {
+	port := s.mmPort
+	if port == 0 {
+		port = s.port
+	}
+	want := fmt.Sprintf(":%04X ", port)
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			// sl local_address rem_address st ...; st 0A is LISTEN.
+			f := strings.Fields(line)
+			if len(f) > 3 && strings.HasSuffix(f[1]+" ", want) && f[3] == "0A" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // stop sends SIGTERM and waits for a clean exit.
