@@ -82,7 +82,7 @@ func TestKillRecovery(t *testing.T) {
 	if _, err := c.InsertMany(ctx, docs); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // more than journalCommitInterval (100 ms)
+	waitJournalFlushed(t, s) // every journalCommitInterval (100 ms)
 	noErr(t, s.cmd.Process.Signal(syscall.SIGKILL))
 	<-s.done
 

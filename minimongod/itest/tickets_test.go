@@ -248,7 +248,7 @@ func TestTicketParameters(t *testing.T) {
 	}
 	for _, k := range []string{"addedToQueue", "removedFromQueue", "queueLength", "startedProcessing", "processing",
 		"finishedProcessing", "totalTimeProcessingMicros", "canceled", "newAdmissions", "totalTimeQueuedMicros"} {
-		if num(st, "queues.execution.write.normalPriority."+k) < 0 {
+		if field(st, "queues.execution.write.normalPriority."+k) == nil {
 			t.Errorf("queues.execution.write.normalPriority has no %s", k)
 		}
 	}
