@@ -28,15 +28,29 @@ func (o *addArtifactOp) describe() string {
 
 func (o *addArtifactOp) apply(ctx context.Context, w *writer) error {
 	var content any
+	size := o.a.Size
 	if o.a.Content != nil {
-		content = o.a.Content
+		b := redactBytes(o.a.Content)
+		content, size = b, int64(len(b))
 	}
 	_, err := w.exec(ctx, `INSERT OR REPLACE INTO artifacts (run_id, path, size, content, note) VALUES (?, ?, ?, ?, ?)`,
-		o.runID, o.a.Path, o.a.Size, content, o.a.Note)
+		o.runID, RedactURI(o.a.Path), size, content, RedactURI(o.a.Note))
 	return err
 }
 
-// AddArtifact keeps a file of a run.
+// redactBytes is RedactURI for a file's content: b itself when it holds
+// no URI password.
+func redactBytes(b []byte) []byte {
+	s := string(b)
+	if r := RedactURI(s); r != s {
+		return []byte(r)
+	}
+	return b
+}
+
+// AddArtifact keeps a file of a run. URI passwords in its content and
+// note are masked, as everywhere in the database; the size is then that
+// of the content kept.
 func (s *Store) AddArtifact(ctx context.Context, runID int64, a Artifact) error {
 	return s.do(ctx, &addArtifactOp{runID: runID, a: a})
 }

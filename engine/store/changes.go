@@ -62,8 +62,8 @@ func (o *addChangeOp) apply(ctx context.Context, w *writer) error {
 	c := o.c
 	row, err := w.queryRow(ctx, `INSERT INTO changes (run_id, server, kind, target, before, original, change, restore,
 		keep, state, made_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		c.RunID, c.Server, c.Kind, c.Target, nullString(c.Before), c.Original, nullString(c.Change),
-		nullString(c.Restore), c.Keep, c.State, c.MadeAt.UnixNano(), c.Detail)
+		c.RunID, c.Server, c.Kind, RedactURI(c.Target), nullString(RedactURI(c.Before)), c.Original,
+		nullString(RedactURI(c.Change)), nullString(RedactURI(c.Restore)), c.Keep, c.State, c.MadeAt.UnixNano(), RedactURI(c.Detail))
 	if err != nil {
 		return err
 	}
@@ -78,7 +78,8 @@ func nullString(s string) any {
 }
 
 // AddChange records a change before it is made and returns its id; it
-// returns once the record is committed.
+// returns once the record is committed. URI passwords in its text are
+// masked (Original, a config file's bytes, is kept exactly).
 func (s *Store) AddChange(ctx context.Context, c Change) (int64, error) {
 	if c.MadeAt.IsZero() {
 		c.MadeAt = time.Now()
@@ -112,7 +113,7 @@ func (o *setChangeStateOp) apply(ctx context.Context, w *writer) error {
 			at = o.at.UnixNano()
 		}
 		if _, err := w.exec(ctx, `UPDATE changes SET state = ?, detail = ?, restored_at = ? WHERE id = ?`,
-			o.state, o.detail, at, id); err != nil {
+			o.state, RedactURI(o.detail), at, id); err != nil {
 			return err
 		}
 	}

@@ -110,30 +110,41 @@ func redactJSON(b []byte) (any, error) {
 	var out bytes.Buffer
 	e := json.NewEncoder(&out)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(redactValue(v)); err != nil {
+	if err := e.Encode(RedactValue(v)); err != nil {
 		return nil, err
 	}
 	return strings.TrimSuffix(out.String(), "\n"), nil
 }
 
-// redactValue masks URI passwords in every string of a decoded JSON value.
-func redactValue(v any) any {
+// RedactValue returns a copy of v, a value as JSON or YAML decode it
+// (maps, slices, strings, numbers, booleans), with URI passwords masked in
+// every string, map keys included; v itself is left as it is.
+func RedactValue(v any) any {
 	switch v := v.(type) {
 	case string:
 		return RedactURI(v)
 	case []any:
-		for i := range v {
-			v[i] = redactValue(v[i])
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = RedactValue(x)
 		}
-		return v
+		return out
 	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[RedactURI(k)] = redactValue(x)
-		}
-		return m
+		return RedactMap(v)
 	}
 	return v
+}
+
+// RedactMap is RedactValue for a map (nil stays nil).
+func RedactMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		out[RedactURI(k)] = RedactValue(x)
+	}
+	return out
 }
 
 // decodeJSON decodes a nullable JSON column into dst; NULL leaves dst alone.

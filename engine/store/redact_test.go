@@ -1,6 +1,9 @@
 package store
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestRedactURI(t *testing.T) {
 	tests := []struct {
@@ -30,5 +33,24 @@ func TestRedactURI(t *testing.T) {
 		if got := RedactURI(tt.in); got != tt.want {
 			t.Errorf("RedactURI(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestRedactValueCopies: RedactValue masks every string of a decoded
+// value, map keys and nested lists included, and leaves the value it was
+// given as it was (a config's parameters stay usable).
+func TestRedactValueCopies(t *testing.T) {
+	const uri, masked = "mongodb://u:secret@127.0.0.1:1/", "mongodb://u:xxxxx@127.0.0.1:1/"
+	in := map[string]any{"uri": uri, "n": 3, "list": []any{uri, true}, uri: map[string]any{"k": uri}}
+	got := RedactMap(in)
+	want := map[string]any{"uri": masked, "n": 3, "list": []any{masked, true}, masked: map[string]any{"k": masked}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("RedactMap = %v, want %v", got, want)
+	}
+	if in["uri"] != uri || in["list"].([]any)[0] != uri || in[uri].(map[string]any)["k"] != uri {
+		t.Errorf("RedactMap changed its argument: %v", in)
+	}
+	if RedactMap(nil) != nil {
+		t.Errorf("RedactMap(nil) is not nil")
 	}
 }
