@@ -43,11 +43,12 @@ type WindowStatus struct {
 }
 
 // Describe returns cfg's schedules and windows with their next n fire
-// times after now, from the config alone.
+// times after now, from the config alone; URI passwords in parameters and
+// servers are masked.
 func Describe(cfg Config, now time.Time, n int) ([]ScheduleStatus, []WindowStatus) {
 	scheds := make([]ScheduleStatus, 0, len(cfg.Schedules))
 	for _, s := range cfg.Schedules {
-		st := ScheduleStatus{Name: s.Name, Cron: s.Cron, Playbook: s.Playbook, Params: s.Params, Next: NextTimes(s.Spec, now, n)}
+		st := ScheduleStatus{Name: s.Name, Cron: s.Cron, Playbook: s.Playbook, Params: store.RedactMap(s.Params), Next: NextTimes(s.Spec, now, n)}
 		if s.Timeout > 0 {
 			st.Timeout = s.Timeout.String()
 		}
@@ -87,7 +88,7 @@ func (s *Scheduler) Status(n int) ([]ScheduleStatus, []WindowStatus) {
 			continue
 		}
 		w := &wins[i]
-		w.Open, w.Wanted, w.Failing, w.Failures, w.Error, w.Last = st.applied, st.want, st.failing, st.failures, st.lastErr, st.last
+		w.Open, w.Wanted, w.Failing, w.Failures, w.Error, w.Last = st.applied, st.want, st.failing, st.failures, store.RedactURI(st.lastErr), st.last
 		w.ClosesAt, w.RetryAt = nil, nil
 		if st.want {
 			t := st.closesAt
