@@ -287,7 +287,8 @@ func (t *tailBuffer) String() string {
 	return string(t.b)
 }
 
-// lineLog writes each line written to it as a log record of the run.
+// lineLog writes each line written to it as a log record of the run, with
+// URI passwords masked as in the results database.
 type lineLog struct {
 	log   *slog.Logger
 	level slog.Level
@@ -330,10 +331,10 @@ func (l *lineLog) flush() {
 	l.buf.Reset()
 }
 
-// emit logs one line; l.mu is held.
+// emit logs one line, with URI passwords masked; l.mu is held.
 func (l *lineLog) emit(line string) {
 	if line == "" {
 		return
 	}
-	l.log.Log(context.Background(), l.level, l.msg, "run", l.run, "line", line)
+	l.log.Log(context.Background(), l.level, l.msg, "run", l.run, "line", store.RedactURI(line))
 }

@@ -98,20 +98,23 @@ func (b *binding) print(L *lua.LState) int {
 
 // io.write(...)
 //
-// Writes its string and number arguments to the run's output.
+// Writes its string and number arguments to the run's output, in one
+// write (so that the output's masking of URI passwords sees a URI the
+// arguments spell out together).
 func (b *binding) ioWrite(L *lua.LState) int {
+	var text strings.Builder
 	for i := 1; i <= L.GetTop(); i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			io.WriteString(b.out, string(v))
-			b.record(string(v))
+			text.WriteString(string(v))
 		case lua.LNumber:
-			io.WriteString(b.out, v.String())
-			b.record(v.String())
+			text.WriteString(v.String())
 		default:
 			L.ArgError(i, "string expected, got "+v.Type().String())
 		}
 	}
+	io.WriteString(b.out, text.String())
+	b.record(text.String())
 	return 0
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/luabind"
 )
@@ -61,7 +62,7 @@ type Run struct {
 type Result struct {
 	RunID  int64
 	Status string // engine.StatusOK, StatusFailed or StatusAborted
-	Reason string // why it did not end ok
+	Reason string // why it did not end ok, URI passwords masked as recorded
 	// Err is what stopped the run: the playbook's error (a
 	// *luabind.ScriptError), the results database's, a panic; nil when ok.
 	Err error
@@ -194,5 +195,5 @@ func (r *Run) finish(status, reason string, cause error) Result {
 		fmt.Fprintf(r.errs, "wtd: finishing run %d: %v\n", r.ID, err)
 	}
 	hostctl.StopAll(ctx)
-	return Result{RunID: r.ID, Status: status, Reason: reason, Err: cause, Duration: time.Since(r.start)}
+	return Result{RunID: r.ID, Status: status, Reason: store.RedactURI(reason), Err: cause, Duration: time.Since(r.start)}
 }

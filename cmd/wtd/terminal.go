@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"wtd/engine/store"
 )
 
 // Text from a playbook (what it prints and logs, step names, labels, file
@@ -12,12 +14,15 @@ import (
 // termLine and termText: a terminal acts on control characters (ESC starts
 // sequences that set the window title, write the clipboard or clear the
 // screen), so they are shown escaped instead. --json output and the results
-// database keep the text as the playbook wrote it.
+// database keep the text as the playbook wrote it. Both also mask the
+// password of every MongoDB URI (store.RedactURI), as the results database
+// does: a playbook's output, its errors and wtd's log never show one.
 
 // termLine makes s safe to show as one line of a terminal: newlines and
 // tabs as \n and \t, every other control character (C0, DEL, C1) and each
 // byte that is not UTF-8 as \xNN or \uNNNN, and the Unicode bidirectional
-// overrides (which reorder what follows them on the screen) as \uNNNN.
+// overrides (which reorder what follows them on the screen) as \uNNNN;
+// URI passwords masked.
 func termLine(s string) string { return termEscape(s, false) }
 
 // termText is termLine for text that may span lines: newlines and tabs are
@@ -25,6 +30,7 @@ func termLine(s string) string { return termEscape(s, false) }
 func termText(s string) string { return termEscape(s, true) }
 
 func termEscape(s string, keepLines bool) string {
+	s = store.RedactURI(s)
 	if termSafe(s, keepLines) {
 		return s
 	}
@@ -85,16 +91,18 @@ func termUnsafeRune(r rune) bool {
 
 // termWriter escapes what passes through it with termText: for output
 // that goes to a terminal and holds text from playbooks but no terminal
-// sequences of wtd's own.
+// sequences of wtd's own. Each write is masked on its own: a URI must come
+// in one write (a line of the run's log or output, a log record).
 type termWriter struct{ w io.Writer }
 
 // Write writes termText(b); it returns len(b) when all of it was written.
 func (t termWriter) Write(b []byte) (int, error) {
 	s := string(b)
-	if termSafe(s, true) {
+	out := termText(s)
+	if out == s {
 		return t.w.Write(b)
 	}
-	if _, err := io.WriteString(t.w, termText(s)); err != nil {
+	if _, err := io.WriteString(t.w, out); err != nil {
 		return 0, err
 	}
 	return len(b), nil
