@@ -362,7 +362,13 @@ func TestDaemonEndToEnd(t *testing.T) {
 		!regexp.MustCompile(fmt.Sprintf(`\n+quick +@yearly .* %d ok +no baseline +1 `, run.Run.ID)).MatchString(table.stdout) {
 		t.Errorf("wtd schedules: %d\n%s%s", table.code, table.stdout, table.stderr)
 	}
+	// The aborted run's end is recorded by its own process, which the
+	// daemon then reaps: wait for that rather than for a time.
 	body := api.want(200, "GET", "/metrics", nil)
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(body, "wtd_run_in_progress 0") && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		body = api.want(200, "GET", "/metrics", nil)
+	}
 	for _, want := range []string{`wtd_runs{status="ok"} 1`, `wtd_runs{status="aborted"} 1`, `wtd_schedule_skips_total{schedule="quick"} 1`,
 		`wtd_run_duration_seconds_count{schedule="quick",status="ok"} 1`, `wtd_window_open{window="offpeak"} 1`,
 		`wtd_window_transitions_total{event="open",window="offpeak"} 1`, `wtd_run_in_progress 0`, `wtd_schedule_last_success_timestamp_seconds{schedule="quick"}`} {
