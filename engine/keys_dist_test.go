@@ -123,6 +123,45 @@ func TestHotspotFrequencies(t *testing.T) {
 	}
 }
 
+// TestHotspotSetIsYCSBs: the hot set is the first fraction*keys keys
+// rounded down, as YCSB's HotspotIntegerGenerator has it (at least one):
+// each of them gets hot_ops/hot of the draws, each other key
+// (1-hot_ops)/(keys-hot).
+func TestHotspotSetIsYCSBs(t *testing.T) {
+	const n = 200_000
+	for _, tc := range []struct {
+		keys     int64
+		fraction float64
+		hot      int
+	}{
+		{10, 0.25, 2}, // 2.5 keys
+		{7, 0.5, 3},   // 3.5 keys
+		{1000, 0.2, 200},
+		{50, 0.01, 1}, // half a key
+		{9, 0.99, 8},  // 8.91 keys
+	} {
+		p, err := newKeyPickerWith(keyOptions{dist: DistHotspot, items: tc.keys, hotFraction: tc.fraction, hotOps: 0.9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := make([]int, tc.keys)
+		r := rand.NewPCG(13, 14)
+		for range n {
+			counts[p.pick(r)]++
+		}
+		for k, c := range counts {
+			want := 0.9 / float64(tc.hot)
+			if k >= tc.hot {
+				want = 0.1 / float64(int(tc.keys)-tc.hot)
+			}
+			if got := float64(c) / n; !within(got, want, n) {
+				t.Errorf("%d keys, hot fraction %v: key %d got %.4f of the draws, want %.4f (a hot set of %d keys)",
+					tc.keys, tc.fraction, k, got, want, tc.hot)
+			}
+		}
+	}
+}
+
 // TestLatestFollowsInserts: the newest key is drawn most, the newest 1% of
 // the keys get zeta(n/100)/zeta(n) of the draws, and acknowledging inserts
 // moves all of it up, growing the key count; an insert acknowledged out of

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 )
 
-// hotspot draws keys as YCSB's hotspot generator does: with probability
-// ops uniformly from the hot set [0, hot), else uniformly from the cold set
-// [hot, hot+cold).
+// hotspot draws keys as YCSB's HotspotIntegerGenerator does: with
+// probability ops uniformly from the hot set [0, hot), else uniformly from
+// the cold set [hot, hot+cold).
 type hotspot struct {
 	hot, cold uint64
 	ops       float64
@@ -18,7 +18,8 @@ type hotspot struct {
 
 // newHotspot returns a hotspot over items keys whose first fraction (0:
 // DefaultHotFraction) gets ops (0: DefaultHotOps) of the draws. The hot set
-// has at least one key.
+// is fraction*items keys rounded down, as YCSB's, but at least one key
+// (YCSB's generator fails on an empty one).
 func newHotspot(items uint64, fraction, ops float64) (*hotspot, error) {
 	if fraction == 0 {
 		fraction = DefaultHotFraction
@@ -32,7 +33,7 @@ func newHotspot(items uint64, fraction, ops float64) (*hotspot, error) {
 	if !(ops > 0 && ops <= 1) {
 		return nil, fmt.Errorf("hot_ops %v out of range (0, 1]", ops)
 	}
-	hot := min(items, max(1, uint64(math.Round(fraction*float64(items)))))
+	hot := min(items, max(1, uint64(fraction*float64(items))))
 	return &hotspot{hot: hot, cold: items - hot, ops: ops}, nil
 }
 
