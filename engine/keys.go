@@ -13,7 +13,16 @@ import (
 // Key distributions for WorkloadSpec.Distribution.
 const (
 	DistUniform = "uniform"
+	// DistZipfian is the zipf law itself over the key space: the key of
+	// rank r (0 the hottest) gets about 1/(r+1)^0.99 / zeta(keys, 0.99) of
+	// the draws (exactly, for ranks 0 and 1), the ranks spread over the
+	// keys by a bijection.
 	DistZipfian = "zipfian"
+	// DistScrambledZipfian is what YCSB's requestdistribution=zipfian
+	// draws (its ScrambledZipfianGenerator): a zipfian rank over a fixed
+	// space of 10^10 items, hashed onto the keys with FNV-1a, so that many
+	// ranks share each key and the head is flatter than DistZipfian's.
+	DistScrambledZipfian = "scrambled_zipfian"
 	// DistLatest is YCSB's "latest": zipfian over the keys counted back
 	// from the newest inserted _id, which moves as the workload inserts.
 	DistLatest = "latest"
@@ -24,7 +33,7 @@ const (
 )
 
 // distributions lists the key distributions, for errors.
-var distributions = []string{DistUniform, DistZipfian, DistLatest, DistHotspot}
+var distributions = []string{DistUniform, DistZipfian, DistScrambledZipfian, DistLatest, DistHotspot}
 
 // checkDistribution returns an error unless dist names a distribution ("" is
 // uniform).
@@ -47,8 +56,7 @@ func quoteList(names []string) string {
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
-// zipfianTheta is YCSB's default skew: with it the hottest 1% of a large key
-// set receives roughly a third to a half of all requests.
+// zipfianTheta is YCSB's skew, the only one its scrambled zipfian offers.
 const zipfianTheta = 0.99
 
 // keyPicker picks the _id values that reads, updates, scans and queries
@@ -57,9 +65,10 @@ const zipfianTheta = 0.99
 // its own PRNG.
 type keyPicker struct {
 	items  uint64
-	zipf   *zipfian    // zipfian
-	hot    *hotspot    // hotspot
-	latest *latestKeys // latest
+	zipf   *zipfian          // zipfian
+	szipf  *scrambledZipfian // scrambled_zipfian
+	hot    *hotspot          // hotspot
+	latest *latestKeys       // latest
 }
 
 // keyOptions say what a picker draws from.
@@ -98,6 +107,8 @@ func newKeyPickerWith(o keyOptions) (*keyPicker, error) {
 	switch o.dist {
 	case DistZipfian:
 		p.zipf = newZipfian(uint64(o.items), zipfianTheta)
+	case DistScrambledZipfian:
+		p.szipf = newScrambledZipfian(uint64(o.items))
 	case DistHotspot:
 		h, err := newHotspot(uint64(o.items), o.hotFraction, o.hotOps)
 		if err != nil {
@@ -118,6 +129,8 @@ func (p *keyPicker) pick(r *rand.PCG) int64 {
 	switch {
 	case p.zipf != nil:
 		return int64(p.zipf.scramble(p.zipf.rank(unitFloat(r.Uint64()))))
+	case p.szipf != nil:
+		return int64(p.szipf.pick(unitFloat(r.Uint64())))
 	case p.latest != nil:
 		return p.latest.pick(r)
 	case p.hot != nil:
@@ -140,10 +153,13 @@ func unitFloat(x uint64) float64 {
 
 // zipfian draws ranks 0..items-1 with probability proportional to
 // 1/(rank+1)^theta, by the closed-form method of Gray et al., "Quickly
-// generating billion-record synthetic databases" (SIGMOD 1994), which YCSB
-// also uses. Rank 0 is the most popular. scramble then spreads the ranks
-// over the key space with a bijection, as YCSB's default zipfian does, so
-// the hot keys are not all neighbours in the B-tree.
+// generating billion-record synthetic databases" (SIGMOD 1994), which
+// YCSB's ZipfianGenerator also uses: ranks 0 and 1 get their exact share,
+// the others the closed form's, which gives the head a little more than
+// the law (2.3% more to the top 1% of 10^4 items). Rank 0 is the most
+// popular. scramble then spreads the ranks over the key space with a
+// bijection, so that the hot keys are not all neighbours in the B-tree
+// and each key keeps its rank's share.
 type zipfian struct {
 	items      uint64
 	n          float64
@@ -229,6 +245,59 @@ func gcd(a, b uint64) uint64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// YCSB's scrambled zipfian draws its ranks from a ZipfianGenerator over
+// items 0..ycsbScrambledItems-1 (its ITEM_COUNT, 10^10, and one more: the
+// generator's range is inclusive) whose zeta it does not compute but takes
+// as the constant ycsbScrambledZetan, zeta(10^10, 0.99).
+const (
+	ycsbScrambledItems = 10_000_000_000 + 1
+	ycsbScrambledZetan = 26.46902820178302
+)
+
+// scrambledZipfian is YCSB's ScrambledZipfianGenerator over keys 0..keys-1:
+// a rank from the zipfian over ycsbScrambledItems items, hashed onto the
+// keys by fnvHash64 modulo keys. Every key gets the summed shares of the
+// ranks that hash to it; rank 0 alone gives its key 1/zeta(10^10) = 3.78%
+// of the draws, whatever the key count. Unlike YCSB's core workload, whose
+// range is insertstart..insertstart+insertcount inclusive, it never draws
+// key number keys, which does not exist.
+type scrambledZipfian struct {
+	ranks *zipfian
+	keys  uint64
+}
+
+func newScrambledZipfian(keys uint64) *scrambledZipfian {
+	return &scrambledZipfian{ranks: zipfianWithZeta(ycsbScrambledItems, zipfianTheta, ycsbScrambledZetan), keys: keys}
+}
+
+// pick maps a uniform u in [0, 1) to a key.
+func (s *scrambledZipfian) pick(u float64) uint64 {
+	return fnvHash64(s.ranks.rank(u)) % s.keys
+}
+
+// FNV-1a's 64-bit constants.
+const (
+	fnvOffset64 = 0xcbf29ce484222325
+	fnvPrime64  = 1099511628211
+)
+
+// fnvHash64 is YCSB's Utils.fnvhash64: FNV-1a over the 8 bytes of v, low
+// byte first, then the absolute value of the result read as a signed
+// 64-bit integer (2^63 stays 2^63, where Java's Math.abs leaves it
+// negative).
+func fnvHash64(v uint64) uint64 {
+	h := uint64(fnvOffset64)
+	for range 8 {
+		h ^= v & 0xff
+		h *= fnvPrime64
+		v >>= 8
+	}
+	if int64(h) < 0 {
+		h = -h
+	}
+	return h
 }
 
 // zetaExactTerms is how many terms zeta sums one by one; beyond them it

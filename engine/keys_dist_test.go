@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -53,40 +55,141 @@ func TestUniformFrequencies(t *testing.T) {
 	}
 }
 
-func TestZipfianFrequencies(t *testing.T) {
-	const n = 10000
-	p, _ := newKeyPicker(DistZipfian, n)
-	counts := drawCounts(p, n, 5)
-	// Rank r has probability (r+1)^-theta / zeta(n); rank 0 scrambles to
-	// key 0, rank 1 to scramble(1).
-	zn := zeta(n, zipfianTheta)
-	for rank, key := range []uint64{0, p.zipf.scramble(1)} {
-		want := math.Pow(float64(rank+1), -zipfianTheta) / zn
-		if got := float64(counts[key]) / draws; !within(got, want, draws) {
-			t.Errorf("rank %d (key %d): share %.5f, want %.5f", rank, key, got, want)
-		}
+// grayCDF returns P(rank < k) for ranks drawn by Gray's closed form (as
+// zipfian.rank and YCSB's ZipfianGenerator draw them) over n items whose
+// zeta is zetan: rank 0 when u*zetan < 1, rank 1 below 1 + 2^-theta, else
+// floor(n*(eta*u-eta+1)^(1/(1-theta))), so rank < k for k >= 2 while
+// u < 1 - (1-(k/n)^(1-theta))/eta.
+func grayCDF(n, zetan float64, k uint64) float64 {
+	const theta = zipfianTheta
+	zeta2 := 1 + math.Pow(2, -theta)
+	switch {
+	case k == 0:
+		return 0
+	case k == 1:
+		return 1 / zetan
+	case float64(k) >= n:
+		return 1
 	}
-	// The hottest 1% of keys: zeta(n/100)/zeta(n) by the definition; Gray's
-	// closed form, which YCSB uses too, gives the head a little more (2.4%
-	// at 10^4 keys), so the tolerance is 4%.
-	want := zeta(n/100, zipfianTheta) / zn
-	if got := headShare(counts, n/100); math.Abs(got/want-1) > 0.04 {
-		t.Errorf("top 1%% of keys: share %.4f, want %.4f within 4%%", got, want)
-	}
+	eta := (1 - math.Pow(2/n, 1-theta)) / (1 - zeta2/zetan)
+	return max(zeta2/zetan, 1-(1-math.Pow(float64(k)/n, 1-theta))/eta)
 }
 
-// headShare returns the share of the draws that went to the k most drawn
-// keys; it sorts counts.
-func headShare(counts []int, k int) float64 {
-	slices.SortFunc(counts, func(a, b int) int { return b - a })
-	top, total := 0, 0
-	for i, c := range counts {
-		if i < k {
-			top += c
+// scrambledHeadRanks is how many of the scrambled zipfian's ranks
+// expectedShares follows to their keys; the rest (45% of the draws) it
+// spreads evenly.
+const scrambledHeadRanks = 1 << 20
+
+// expectedShares returns each key's probability under dist (zipfian or
+// scrambled_zipfian) over keys keys, computed from the ranks' shares and
+// where the ranks go, and a bound on the variance of each figure's error
+// (0 where exact). The scrambled zipfian's head ranks are followed through
+// fnvHash64; its tail, ranks of at most pTail each and tail in all, is
+// spread evenly, which a hash does up to a variance of at most
+// pTail*tail/keys per key.
+func expectedShares(t *testing.T, p *keyPicker, dist string, keys uint64) ([]float64, float64) {
+	t.Helper()
+	shares := make([]float64, keys)
+	switch dist {
+	case DistZipfian:
+		n, zn := float64(keys), zeta(keys, zipfianTheta)
+		below := 0.0 // P(rank < r)
+		for r := range keys {
+			next := grayCDF(n, zn, r+1)
+			shares[p.zipf.scramble(r)] = next - below
+			below = next
 		}
-		total += c
+		return shares, 0
+	case DistScrambledZipfian:
+		n, zn := 10_000_000_001.0, 26.46902820178302 // YCSB's ITEM_COUNT+1 and ZETAN
+		below := 0.0
+		for r := range uint64(scrambledHeadRanks) {
+			next := grayCDF(n, zn, r+1)
+			shares[fnvHash64(r)%keys] += next - below
+			below = next
+		}
+		tail := 1 - below
+		pTail := grayCDF(n, zn, scrambledHeadRanks+1) - grayCDF(n, zn, scrambledHeadRanks)
+		for k := range shares {
+			shares[k] += tail / float64(keys)
+		}
+		return shares, pTail * tail / float64(keys)
 	}
-	return float64(top) / float64(total)
+	t.Fatalf("no expected shares for %q", dist)
+	return nil, 0
+}
+
+// TestZipfianShares draws keys from the plain and the scrambled zipfian
+// with a fixed seed and checks the share of the hottest key and of the
+// hottest 1% of the keys against the shares computed from the zipf
+// probabilities of the ranks and where each distribution puts them: within
+// 5 binomial standard errors (plus the error bound of the computed share).
+// The plain zipfian's hottest key gets 1/zeta(keys), the scrambled one's
+// about 1/zeta(10^10) = 3.78% whatever the key count, as YCSB's.
+func TestZipfianShares(t *testing.T) {
+	const n = 2_000_000
+	// ycsbDraws is how many draws the shares measured from YCSB's own
+	// ZipfianGenerator(keys) and ScrambledZipfianGenerator(0, keys-1) came
+	// from; the computed shares must agree with them too.
+	const ycsbDraws = 10_000_000
+	for _, tc := range []struct {
+		dist          string
+		keys          uint64
+		hotKey        uint64  // YCSB's most drawn key
+		hottest, top1 float64 // YCSB's, measured
+	}{
+		{DistZipfian, 1000, 0, 0.12933, 0.39844},
+		{DistZipfian, 100_000, 0, 0.07805, 0.61261},
+		{DistScrambledZipfian, 1000, 211, 0.03881, 0.13129},
+		{DistScrambledZipfian, 100_000, 77211, 0.03776, 0.30413},
+	} {
+		p, err := newKeyPicker(tc.dist, int64(tc.keys))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shares, errVar := expectedShares(t, p, tc.dist, tc.keys)
+		byShare := make([]uint64, tc.keys)
+		for k := range byShare {
+			byShare[k] = uint64(k)
+		}
+		slices.SortStableFunc(byShare, func(a, b uint64) int { return cmp.Compare(shares[b], shares[a]) })
+		if byShare[0] != tc.hotKey {
+			t.Errorf("%s over %d keys: the hottest key is %d, YCSB's %d", tc.dist, tc.keys, byShare[0], tc.hotKey)
+		}
+
+		counts := make([]int, tc.keys)
+		r := rand.NewPCG(11, 12)
+		for range n {
+			k := p.pick(r)
+			if k < 0 || uint64(k) >= tc.keys {
+				t.Fatalf("%s over %d keys: drew key %d", tc.dist, tc.keys, k)
+			}
+			counts[k]++
+		}
+		for _, set := range []struct {
+			name string
+			keys []uint64
+			want float64
+		}{
+			{fmt.Sprintf("hottest key %d", byShare[0]), byShare[:1], tc.hottest},
+			{"hottest 1% of the keys", byShare[:tc.keys/100], tc.top1},
+		} {
+			var exp float64
+			got := 0
+			for _, k := range set.keys {
+				exp += shares[k]
+				got += counts[k]
+			}
+			share := float64(got) / n
+			tol := 5 * math.Sqrt(exp*(1-exp)/n+float64(len(set.keys))*errVar)
+			if math.Abs(share-exp) > tol {
+				t.Errorf("%s over %d keys, %s: share %.5f, computed %.5f ± %.5f", tc.dist, tc.keys, set.name, share, exp, tol)
+			}
+			if ycsbTol := 5 * math.Sqrt(exp*(1-exp)/ycsbDraws); math.Abs(exp-set.want) > ycsbTol {
+				t.Errorf("%s over %d keys, %s: computed share %.5f, YCSB's %.5f (±%.5f)", tc.dist, tc.keys, set.name, exp, set.want, ycsbTol)
+			}
+		}
+	}
 }
 
 func TestHotspotFrequencies(t *testing.T) {
@@ -162,10 +265,11 @@ func TestHotspotSetIsYCSBs(t *testing.T) {
 	}
 }
 
-// TestLatestFollowsInserts: the newest key is drawn most, the newest 1% of
-// the keys get zeta(n/100)/zeta(n) of the draws, and acknowledging inserts
-// moves all of it up, growing the key count; an insert acknowledged out of
-// order waits for the ones below it.
+// TestLatestFollowsInserts: the newest key gets 1/zeta(n) of the draws and
+// the newest 1% of the keys their share by Gray's method, as YCSB's
+// SkewedLatestGenerator gives them; acknowledging inserts moves all of it
+// up, growing the key count; an insert acknowledged out of order waits for
+// the ones below it.
 func TestLatestFollowsInserts(t *testing.T) {
 	const n = 10000
 	p, err := newKeyPickerWith(keyOptions{dist: DistLatest, items: n, newest: n - 1, grow: true})
@@ -188,9 +292,13 @@ func TestLatestFollowsInserts(t *testing.T) {
 		if got, want := float64(counts[0])/draws, 1/zn; !within(got, want, draws) {
 			t.Errorf("newest key %d: share %.5f, want %.5f", newest, got, want)
 		}
-		want := zeta(uint64(items/100), zipfianTheta) / zn
-		if got := headShare(counts, items/100); math.Abs(got/want-1) > 0.04 {
-			t.Errorf("newest 1%% of keys: share %.4f, want %.4f within 4%%", got, want)
+		newest1 := 0
+		for _, c := range counts[:items/100] {
+			newest1 += c
+		}
+		want := grayCDF(float64(items), zn, uint64(items/100))
+		if got := float64(newest1) / draws; !within(got, want, draws) {
+			t.Errorf("newest 1%% of keys: share %.4f, want %.4f", got, want)
 		}
 	}
 	check(n-1, n)

@@ -49,9 +49,14 @@ func (h *hotspot) pick(r *rand.PCG) uint64 {
 // in flight, and there are at most MaxThreads of them.
 const ackWindow = 4 * MaxThreads
 
-// latestKeys is YCSB's "latest" distribution: rank r, drawn from a zipfian
-// over the key count, picks the key newest - r, so the newest key is the
-// most popular and popularity follows the inserts. newest is the highest
+// latestKeys is YCSB's "latest" distribution (its SkewedLatestGenerator):
+// rank r, drawn from the plain zipfian over the key count, picks the key
+// newest - r, so the newest key is the most popular and popularity follows
+// the inserts. YCSB's count is the newest _id itself, one short of the
+// keys, so it never reads _id 0; here every key can be drawn (the shares
+// differ from YCSB's by less than one part in the key count). As the count
+// grows, YCSB updates eta with the new zeta but the first count; here eta
+// follows the count, as Gray's method has it. newest is the highest
 // _id below which every inserted _id has been acknowledged (failed inserts
 // count as acknowledged, as in YCSB), so a read never asks for a document
 // whose insert is still in flight.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -8,7 +9,7 @@ import (
 )
 
 func TestKeyPickerInRange(t *testing.T) {
-	for _, dist := range []string{"", DistUniform, DistZipfian, DistLatest, DistHotspot} {
+	for _, dist := range []string{"", DistUniform, DistZipfian, DistScrambledZipfian, DistLatest, DistHotspot} {
 		for _, n := range []int64{1, 2, 3, 10, 1000, 1 << 33} {
 			p, err := newKeyPicker(dist, n)
 			if err != nil {
@@ -94,5 +95,58 @@ func TestZetaTail(t *testing.T) {
 	}
 	if got := zeta(n, zipfianTheta); math.Abs(got-exact)/exact > 1e-10 {
 		t.Errorf("zeta(%d) = %.12f, exact %.12f", n, got, exact)
+	}
+}
+
+// TestFNVHash64IsYCSBs checks fnvHash64 against the values YCSB's
+// Utils.fnvhash64 returns for the same longs.
+func TestFNVHash64IsYCSBs(t *testing.T) {
+	for _, tc := range []struct{ v, want uint64 }{
+		{0, 6284781860667377211},
+		{1, 8517097267634966620},
+		{2, 1820151046732198393},
+		{255, 8064062821143829734},
+		{256, 2056600594528442646},
+		{12345, 1792800413050876852},
+		{10_000_000_000, 1201321332300452516},
+		{1<<40 + 3, 3428301190319734127},
+	} {
+		if got := fnvHash64(tc.v); got != tc.want {
+			t.Errorf("fnvHash64(%d) = %d, YCSB's %d", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestZetaOfYCSBsItemSpace: the zeta YCSB's scrambled zipfian takes as a
+// constant is zeta(10^10, 0.99), as zeta computes it.
+func TestZetaOfYCSBsItemSpace(t *testing.T) {
+	if got := zeta(10_000_000_000, zipfianTheta); math.Abs(got-ycsbScrambledZetan) > 1e-9 {
+		t.Errorf("zeta(10^10, 0.99) = %.14f, YCSB's ZETAN %.14f", got, ycsbScrambledZetan)
+	}
+}
+
+// BenchmarkKeyPick measures one key draw of each distribution over
+// 10^5 and 10^7 keys, as time and as the process's CPU time per draw
+// (cpu-ns/draw), which a busy machine inflates less.
+func BenchmarkKeyPick(b *testing.B) {
+	for _, dist := range distributions {
+		for _, n := range []int64{100_000, 10_000_000} {
+			b.Run(fmt.Sprintf("%s/%d", dist, n), func(b *testing.B) {
+				p, err := newKeyPicker(dist, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				r := rand.NewPCG(1, 2)
+				var sum int64
+				cpu0 := benchCPU()
+				for b.Loop() {
+					sum += p.pick(r)
+				}
+				b.ReportMetric(float64(benchCPU()-cpu0)/float64(b.N), "cpu-ns/draw")
+				if sum < 0 {
+					b.Fatal("negative keys drawn")
+				}
+			})
+		}
 	}
 }

@@ -83,8 +83,9 @@ type WorkloadSpec struct {
 	// function) to derive it from a fraction or a size in MB.
 	WorkingSetKeys int64 `json:"working_set_keys"`
 	// Distribution of reads and updates over the working set: "uniform"
-	// (the default) or "zipfian" (YCSB's, theta 0.99, hot keys scattered
-	// over the working set).
+	// (the default), "zipfian" (the zipf law, theta 0.99, over the working
+	// set's keys, hot keys scattered), "scrambled_zipfian" (YCSB's
+	// zipfian), "latest" or "hotspot"; see the Dist constants.
 	Distribution string `json:"distribution"`
 	// DocBytes is the BSON size of inserted documents and of updated ones,
 	// [32, 16 MB]; needed when the mix has updates or inserts.

@@ -242,7 +242,7 @@ func BenchmarkMeasurementPath(b *testing.B) {
 			t.recordScheduled(opRead, ended.Sub(due), ended.Sub(began), began.Sub(due), nil)
 		}
 	})
-	for _, dist := range []string{DistUniform, DistZipfian, DistLatest, DistHotspot} {
+	for _, dist := range distributions {
 		b.Run("pick/"+dist, func(b *testing.B) {
 			w := &workloadRun{}
 			if _, _, err := w.check(WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1e7,

@@ -236,7 +236,7 @@ func TestWorkloadSpecErrors(t *testing.T) {
 		{"no key space", func(s *WorkloadSpec) { s.KeySpace = 0 }, "key_space 0 out of range [1, 2^63-1] (reads, updates, scans"},
 		{"working set too big", func(s *WorkloadSpec) { s.WorkingSetKeys = 101 }, "working_set_keys 101 out of range [1, 100]"},
 		{"negative working set", func(s *WorkloadSpec) { s.WorkingSetKeys = -1 }, "working_set_keys -1 out of range [1, 100]"},
-		{"distribution", func(s *WorkloadSpec) { s.Distribution = "pareto" }, `distribution "pareto" is not one of "uniform", "zipfian", "latest" or "hotspot"`},
+		{"distribution", func(s *WorkloadSpec) { s.Distribution = "pareto" }, `distribution "pareto" is not one of "uniform", "zipfian", "scrambled_zipfian", "latest" or "hotspot"`},
 		{"hot fraction", func(s *WorkloadSpec) { s.Distribution, s.HotFraction = DistHotspot, 2 }, "hot_fraction 2 out of range (0, 1]"},
 		{"preset", func(s *WorkloadSpec) { s.Workload = "ycsb-g" }, `workload "ycsb-g" is not a preset: use "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e" or "ycsb-f"`},
 		{"scan max", func(s *WorkloadSpec) { s.Mix.Scan, s.ScanMax = 1, 200000 }, "scan_max 200000 out of range [1, 100000]"},

@@ -439,7 +439,8 @@ func (b *binding) serverLoad(L *lua.LState) int {
 // {read = 1} (or the preset's). The key space and average document size come from collStats
 // (key_space overrides the first); working_set is a fraction of the key
 // space when <= 1, MB when > 1, or a string "60MB", "2GB", "50%".
-// doc_bytes defaults to the load's (else collStats' average). The other
+// distribution is "uniform", "zipfian", "scrambled_zipfian", "latest" or
+// "hotspot" (the engine checks it). doc_bytes defaults to the load's (else collStats' average). The other
 // options are read by workloadOptions. The result
 // is engine.WorkloadResult by its JSON names: elapsed_ns, ops = { read =
 // { count, errors, ops_per_sec, p50_micros, p99_micros, ... } }, total,
