@@ -317,3 +317,36 @@ func TestLatestFollowsInserts(t *testing.T) {
 	}
 	check(n+4999, n+5000)
 }
+
+// TestPresetsDrawYCSBsKeys: the presets that YCSB runs with its zipfian
+// draw their keys as YCSB does: over 100,000 keys YCSB's hottest key,
+// 77211, gets the 3.78% YCSB's own generator gave it over 10^7 draws.
+func TestPresetsDrawYCSBsKeys(t *testing.T) {
+	const keys, n, ycsbDraws = 100_000, 1_000_000, 10_000_000
+	const hotKey, ycsbShare = 77211, 0.03776
+	for _, p := range Presets {
+		if p.Name == "ycsb-d" {
+			continue // latest
+		}
+		s := WorkloadSpec{Workload: p.Name, KeySpace: keys, WorkingSetKeys: keys, InsertStartID: keys}
+		if err := applyPreset(&s); err != nil {
+			t.Fatal(err)
+		}
+		picker, err := newKeyPickerWith(s.keyOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.NewPCG(15, 16)
+		got := 0
+		for range n {
+			if picker.pick(r) == hotKey {
+				got++
+			}
+		}
+		share := float64(got) / n
+		tol := 5 * math.Sqrt(ycsbShare*(1-ycsbShare)*(1.0/n+1.0/ycsbDraws))
+		if math.Abs(share-ycsbShare) > tol {
+			t.Errorf("%s (distribution %s): key %d got %.5f of the draws, YCSB's %.5f ± %.5f", p.Name, s.Distribution, hotKey, share, ycsbShare, tol)
+		}
+	}
+}

@@ -123,12 +123,12 @@ func TestPresets(t *testing.T) {
 		mix  Mix
 		dist string
 	}{
-		"ycsb-a": {Mix{Read: 0.5, Update: 0.5}, DistZipfian},
-		"ycsb-b": {Mix{Read: 0.95, Update: 0.05}, DistZipfian},
-		"ycsb-c": {Mix{Read: 1}, DistZipfian},
+		"ycsb-a": {Mix{Read: 0.5, Update: 0.5}, DistScrambledZipfian},
+		"ycsb-b": {Mix{Read: 0.95, Update: 0.05}, DistScrambledZipfian},
+		"ycsb-c": {Mix{Read: 1}, DistScrambledZipfian},
 		"ycsb-d": {Mix{Read: 0.95, Insert: 0.05}, DistLatest},
-		"ycsb-e": {Mix{Scan: 0.95, Insert: 0.05}, DistZipfian},
-		"ycsb-f": {Mix{Read: 0.5, RMW: 0.5}, DistZipfian},
+		"ycsb-e": {Mix{Scan: 0.95, Insert: 0.05}, DistScrambledZipfian},
+		"ycsb-f": {Mix{Read: 0.5, RMW: 0.5}, DistScrambledZipfian},
 	}
 	if len(Presets) != len(want) {
 		t.Errorf("%d presets, want %d", len(Presets), len(want))
@@ -151,8 +151,12 @@ func TestPresets(t *testing.T) {
 		t.Errorf("ycsb-e with distribution and scan_max: %+v, %v", s, err)
 	}
 	s = WorkloadSpec{Workload: "ycsb-a", Mix: Mix{Read: 1}}
-	if err := applyPreset(&s); err != nil || s.Mix != (Mix{Read: 1}) || s.Distribution != DistZipfian {
+	if err := applyPreset(&s); err != nil || s.Mix != (Mix{Read: 1}) || s.Distribution != DistScrambledZipfian {
 		t.Errorf("ycsb-a with a mix: %+v, %v", s, err)
+	}
+	s = WorkloadSpec{Workload: "ycsb-b", Distribution: DistZipfian}
+	if err := applyPreset(&s); err != nil || s.Distribution != DistZipfian {
+		t.Errorf("ycsb-b with the plain zipfian: %+v, %v", s, err)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 )
 
 // Preset is a named workload: YCSB's core workloads A to F with their
-// proportions and request distributions.
+// proportions and request distributions. YCSB's requestdistribution=zipfian
+// is its scrambled zipfian, so the presets use DistScrambledZipfian, and
+// their key shares are those of YCSB's published runs.
 type Preset struct {
 	Name         string
 	What         string
@@ -18,12 +20,12 @@ type Preset struct {
 
 // Presets are the workloads WorkloadSpec.Workload names.
 var Presets = []Preset{
-	{Name: "ycsb-a", What: "update heavy: 50% reads, 50% updates", Mix: Mix{Read: 0.5, Update: 0.5}, Distribution: DistZipfian},
-	{Name: "ycsb-b", What: "read mostly: 95% reads, 5% updates", Mix: Mix{Read: 0.95, Update: 0.05}, Distribution: DistZipfian},
-	{Name: "ycsb-c", What: "read only", Mix: Mix{Read: 1}, Distribution: DistZipfian},
+	{Name: "ycsb-a", What: "update heavy: 50% reads, 50% updates", Mix: Mix{Read: 0.5, Update: 0.5}, Distribution: DistScrambledZipfian},
+	{Name: "ycsb-b", What: "read mostly: 95% reads, 5% updates", Mix: Mix{Read: 0.95, Update: 0.05}, Distribution: DistScrambledZipfian},
+	{Name: "ycsb-c", What: "read only", Mix: Mix{Read: 1}, Distribution: DistScrambledZipfian},
 	{Name: "ycsb-d", What: "read latest: 95% reads, 5% inserts, the newest keys hottest", Mix: Mix{Read: 0.95, Insert: 0.05}, Distribution: DistLatest},
-	{Name: "ycsb-e", What: "short ranges: 95% scans of up to 100 documents, 5% inserts", Mix: Mix{Scan: 0.95, Insert: 0.05}, Distribution: DistZipfian, ScanMax: 100},
-	{Name: "ycsb-f", What: "read-modify-write: 50% reads, 50% read-modify-writes", Mix: Mix{Read: 0.5, RMW: 0.5}, Distribution: DistZipfian},
+	{Name: "ycsb-e", What: "short ranges: 95% scans of up to 100 documents, 5% inserts", Mix: Mix{Scan: 0.95, Insert: 0.05}, Distribution: DistScrambledZipfian, ScanMax: 100},
+	{Name: "ycsb-f", What: "read-modify-write: 50% reads, 50% read-modify-writes", Mix: Mix{Read: 0.5, RMW: 0.5}, Distribution: DistScrambledZipfian},
 }
 
 // presetNames lists the presets' names.

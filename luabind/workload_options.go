@@ -20,6 +20,7 @@ var workloadKeys = []string{"ns", "ops", "duration", "threads", "mix", "working_
 // and the documents' size:
 //
 //	workload = "ycsb-a" .. "ycsb-f"      a preset; the options given override it field by field
+//	                                      (its distribution is "scrambled_zipfian", D's "latest")
 //	scan_max = 100                        scans read 1..scan_max documents
 //	query = { filter = {...}, sort = "field", {field = 1} or {{"a", 1}, {"b", -1}}, limit = n, count = false }
 //	hot_fraction = 0.2, hot_ops = 0.8    the hotspot distribution

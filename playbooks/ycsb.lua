@@ -9,6 +9,7 @@
 --   D  95% reads, 5% inserts                  latest (the newest keys are the hottest)
 --   E  95% scans of 1..100 documents, 5% inserts   zipfian
 --   F  50% reads, 50% read-modify-writes      zipfian
+-- zipfian is YCSB's scrambled zipfian (wtd's "scrambled_zipfian").
 -- The table gives ops/s and latency per workload; the lines after it break
 -- them down by operation. A status line every 10 s shows each run as it goes.
 --

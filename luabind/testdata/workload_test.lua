@@ -31,7 +31,11 @@ assert(q.ops.query.docs <= 100 and q.ops.query.docs >= 95, "limit 2: " .. q.ops.
 
 -- Presets, overridden field by field.
 local f = m:workload{ workload = "ycsb-f", ops = 400, threads = 2 }
-assert(f.workload == "ycsb-f" and f.distribution == "zipfian" and f.ops.rmw.count > 100 and f.ops.read.count > 100, "ycsb-f")
+assert(f.workload == "ycsb-f" and f.distribution == "scrambled_zipfian" and f.ops.rmw.count > 100 and f.ops.read.count > 100, "ycsb-f")
+local b = m:workload{ workload = "ycsb-b", distribution = "zipfian", ops = 100 }
+assert(b.distribution == "zipfian" and b.ops.read.count > 0, "ycsb-b with the plain zipfian")
+local sz = m:workload{ distribution = "scrambled_zipfian", ops = 100 }
+assert(sz.distribution == "scrambled_zipfian" and sz.ops.read.count == 100 and sz.ops.read.errors == 0, "scrambled_zipfian by name")
 local c = m:workload{ workload = "ycsb-c", distribution = "hotspot", hot_fraction = 0.1, hot_ops = 0.9, ops = 100 }
 assert(c.distribution == "hotspot" and c.ops.read.count == 100 and c.ops.update == nil, "ycsb-c with hotspot")
 local d = m:workload{ workload = "ycsb-d", ops = 400 }
