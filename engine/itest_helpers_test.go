@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -69,10 +68,7 @@ func startTestServerWith(t testing.TB, args ...string) (*mongo.Client, string) {
 }
 
 func startTestServerOnce(t testing.TB, bin string, args []string) (*mongo.Client, string, error) {
-	port, err := startTestServerFreePort()
-	if err != nil {
-		return nil, "", err
-	}
+	port := testbin.FreePort(t)
 	full := append([]string{"--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--dbpath", t.TempDir()}, args...)
 	cmd := exec.Command(bin, full...)
 	out := &lockedBuffer{}
@@ -125,15 +121,4 @@ func startTestServerWaitHello(client *mongo.Client, exited <-chan struct{}) erro
 		case <-tick.C:
 		}
 	}
-}
-
-// startTestServerFreePort returns a loopback TCP port that was free a
-// moment ago.
-func startTestServerFreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("find free port: %w", err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

@@ -1,8 +1,6 @@
 package hostctl
 
 import (
-	"context"
-	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,19 +24,4 @@ func TestCheckLoopback(t *testing.T) {
 			t.Errorf("CheckLoopback(%q) = %q: must name the address and say only loopback is allowed", a, err)
 		}
 	}
-}
-
-func TestFreePort(t *testing.T) {
-	port, err := FreePort(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if port <= 0 || port > 65535 {
-		t.Fatalf("port = %d", port)
-	}
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		t.Fatalf("port %d is not free: %v", port, err)
-	}
-	l.Close()
 }

@@ -19,6 +19,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"golang.org/x/sys/unix"
+
+	"wtd/internal/freeport"
 )
 
 // StartOptions tunes how Start waits for a server and how Stop ends it.
@@ -106,7 +108,7 @@ func launch(ctx context.Context, spec ServerSpec, opts StartOptions) (*process, 
 		spec.BindIP = DefaultBindIP
 	}
 	if spec.Port == 0 {
-		port, err := FreePort(ctx)
+		port, err := freeport.Loopback(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("start mongod: %w", err)
 		}

@@ -1,15 +1,20 @@
 package testbin
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"wtd/internal/freeport"
 )
 
 // Server is a minimongod a test started.
@@ -19,31 +24,29 @@ type Server struct {
 	Cmd  *exec.Cmd
 }
 
-// StartMinimongod starts minimongod on port (0: a free one) on 127.0.0.1
-// with a fresh dbpath and a 0.25 GB cache, then args, and waits until it
-// accepts connections. It is killed when the test ends, or with the test
-// binary. On a free port it tries three times (the port can be taken
-// before minimongod binds it); a failure quotes the server's output.
+// StartMinimongod starts minimongod on port (0: a free one, see
+// OnFreePort) on 127.0.0.1 with a fresh dbpath and a 0.25 GB cache, then
+// args, and waits until it accepts connections. It is killed when the test
+// ends, or with the test binary. A failure quotes the server's output.
 func StartMinimongod(t testing.TB, port int, args ...string) *Server {
 	t.Helper()
 	bin := Minimongod(t)
-	tries := 1
-	if port == 0 {
-		tries = 3
+	var s *Server
+	startOn := func(p int) error {
+		var err error
+		s, err = startOnce(t, bin, p, args)
+		return err
 	}
 	var err error
-	for range tries {
-		p := port
-		if p == 0 {
-			p = FreePort(t)
-		}
-		var s *Server
-		if s, err = startOnce(t, bin, p, args); err == nil {
-			return s
-		}
+	if port != 0 {
+		err = startOn(port)
+	} else {
+		err = OnFreePort(t, startOn)
 	}
-	t.Fatal(err)
-	return nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // startOnce starts minimongod on port and waits for it to accept
@@ -83,7 +86,11 @@ func startOnce(t testing.TB, bin string, port int, args []string) (*Server, erro
 		}
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("minimongod on port %d exited before accepting connections:\n%s", port, output())
+			err := fmt.Errorf("minimongod on port %d exited with %d before accepting connections:\n%s", port, cmd.ProcessState.ExitCode(), output())
+			if PortTaken(cmd.ProcessState.ExitCode(), output()) {
+				err = fmt.Errorf("%w: %w", ErrPortInUse, err)
+			}
+			return nil, err
 		default:
 		}
 		if time.Now().After(deadline) {
@@ -96,14 +103,44 @@ func startOnce(t testing.TB, bin string, port int, args []string) (*Server, erro
 	return &Server{URI: fmt.Sprintf("mongodb://%s", addr), Port: port, Cmd: cmd}, nil
 }
 
-// FreePort returns a loopback TCP port that was free a moment ago.
+// FreePort returns a loopback TCP port that was free a moment ago
+// (freeport.Loopback, the function wtd itself picks ports with).
 func FreePort(t testing.TB) int {
 	t.Helper()
-	// Not hostctl.FreePort: hostctl's own tests use this package.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Loopback(context.Background())
 	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
+}
+
+// PortTries is how many free ports OnFreePort tries.
+const PortTries = 3
+
+// ErrPortInUse marks a server start that failed because another process
+// took the port first.
+var ErrPortInUse = errors.New("port already in use")
+
+// OnFreePort calls start with a free loopback port, and again on a new
+// port while start's error is ErrPortInUse (another process can take a
+// port between FreePort and the server binding it), PortTries times at
+// most. It returns start's last error; any error but ErrPortInUse ends the
+// tries at once.
+func OnFreePort(t testing.TB, start func(port int) error) error {
+	t.Helper()
+	var err error
+	for range PortTries {
+		if err = start(FreePort(t)); !errors.Is(err, ErrPortInUse) {
+			return err
+		}
+	}
+	return fmt.Errorf("%d free ports tried: %w", PortTries, err)
+}
+
+// PortTaken reports whether a minimongod (or mongod) that exited with
+// code, having written output, failed because its port was in use: exit
+// code 48 (mongod's network error) and the kernel's "address already in
+// use".
+func PortTaken(code int, output string) bool {
+	return code == 48 && strings.Contains(strings.ToLower(output), "address already in use")
 }

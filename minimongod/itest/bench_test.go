@@ -27,6 +27,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 
+	"wtd/internal/testbin"
 	"wtd/minimongod/keyenc"
 	mmoptions "wtd/minimongod/options"
 	"wtd/minimongod/wire"
@@ -80,7 +81,7 @@ func startBench(b *testing.B) *benchServer {
 	args := []string{"--wiredTigerCacheSizeGB", "1"}
 	pprof := ""
 	if *mmProfile != "" {
-		pprof = fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		pprof = fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(b))
 		args = append(args, "--pprof", pprof)
 	}
 	s := start(b, args...)
@@ -124,7 +125,7 @@ func startFloor(b *testing.B, name string, args ...string) (*exec.Cmd, *mongo.Cl
 	if out, err := exec.Command("go", "build", "-o", bin, "wtd/minimongod/itest/"+name).CombinedOutput(); err != nil {
 		b.Fatalf("build %s: %v\n%s", name, err, out)
 	}
-	port := freePort(b)
+	port := testbin.FreePort(b)
 	cmd := exec.Command(bin, append([]string{"-port", strconv.Itoa(port)}, args...)...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

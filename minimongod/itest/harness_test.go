@@ -5,6 +5,7 @@ package itest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -21,6 +22,8 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"wtd/internal/testbin"
 )
 
 var mmBinary string
@@ -54,16 +57,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // server is a running minimongod process.
 type server struct {
 	t   testing.TB
@@ -94,11 +87,40 @@ func startAt(t testing.TB, dbpath string, args ...string) *server {
 
 // startWrapped starts minimongod through wrapper: its command line is
 // appended to wrapper's last argument (a shell script that prepares
-// something and ends with exec).
+// something and ends with exec). It runs on a free port, on another one
+// when that was taken before minimongod bound it (testbin.OnFreePort).
 func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string) *server {
 	t.Helper()
-	s := &server{t: t, port: freePort(t), dbpath: dbpath, log: newServerLog(t), done: make(chan struct{}), args: args}
-	full := []string{mmBinary, "--port", strconv.Itoa(s.port), "--dbpath", dbpath}
+	var s *server
+	err := testbin.OnFreePort(t, func(port int) error {
+		var err error
+		s, err = launch(t, port, dbpath, wrapper, args)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Clients reach the server through a proxy that checks every reply.
+	s.mmPort = s.port
+	checker := startReplyChecker(t, "127.0.0.1:"+strconv.Itoa(s.mmPort))
+	s.port = checker.port()
+	t.Cleanup(func() {
+		if bad := checker.close(); len(bad) > 0 {
+			t.Errorf("minimongod sent %d malformed replies: %v", len(bad), bad)
+		}
+	})
+	s.client = s.connect()
+	return s
+}
+
+// launch starts minimongod (through wrapper) on port and waits until it
+// has bound the port and logged that it waits for connections. An exit
+// because the port was taken is testbin.ErrPortInUse; any other failure
+// ends the test.
+func launch(t testing.TB, port int, dbpath string, wrapper, args []string) (*server, error) {
+	t.Helper()
+	s := &server{t: t, port: port, dbpath: dbpath, log: newServerLog(t), done: make(chan struct{}), args: args}
+	full := []string{mmBinary, "--port", strconv.Itoa(port), "--dbpath", dbpath}
 	if !slices.Contains(args, "--bind_ip") {
 		full = append(full, "--bind_ip", "127.0.0.1")
 	}
@@ -117,17 +139,24 @@ func startWrapped(t testing.TB, dbpath string, wrapper []string, args ...string)
 	}
 	go func() { s.cmd.Wait(); close(s.done) }()
 	t.Cleanup(s.kill)
-	// Clients reach the server through a proxy that checks every reply.
-	s.mmPort = s.port
-	checker := startReplyChecker(t, "127.0.0.1:"+strconv.Itoa(s.mmPort))
-	s.port = checker.port()
-	t.Cleanup(func() {
-		if bad := checker.close(); len(bad) > 0 {
-			t.Errorf("minimongod sent %d malformed replies: %v", len(bad), bad)
+	// Not a dial: when the port was taken, the other process answers it.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.log.String(), `"msg":"Waiting for connections"`) {
+		select {
+		case <-s.done:
+			code, out := s.cmd.ProcessState.ExitCode(), s.log.String()
+			if testbin.PortTaken(code, out) {
+				return nil, fmt.Errorf("minimongod on port %d: %w\n%s", port, testbin.ErrPortInUse, out)
+			}
+			t.Fatalf("minimongod on port %d exited with %d before waiting for connections:\n%s", port, code, out)
+		default:
 		}
-	})
-	s.client = s.connect()
-	return s
+		if time.Now().After(deadline) {
+			t.Fatalf("minimongod on port %d not waiting for connections within 30s\n%s", port, s.log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return s, nil
 }
 
 func (s *server) uri() string {
@@ -260,4 +289,20 @@ func toM(t testing.TB, raw bson.Raw) bson.M {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// launch on a port another listener holds reports testbin.ErrPortInUse,
+// the one failure startWrapped tries another port for.
+func TestLaunchOnATakenPort(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	s, err := launch(t, port, t.TempDir(), nil, []string{"--wiredTigerCacheSizeGB", "0.25"})
+	if !errors.Is(err, testbin.ErrPortInUse) {
+		t.Fatalf("launch on held port %d = %v, %v; want testbin.ErrPortInUse", port, s, err)
+	}
 }

@@ -6,13 +6,15 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"wtd/internal/testbin"
 )
 
 // An IPv6 address is bound only with --ipv6, as in mongod; an IPv4
 // listener does not accept IPv6 clients.
 func TestBindIPv6OnlyWithIPv6(t *testing.T) {
 	t.Parallel()
-	port := freePort(t)
+	port := testbin.FreePort(t)
 	out, err := exec.Command(mmBinary, "--port", strconv.Itoa(port), "--bind_ip", "::1", "--dbpath", t.TempDir()).CombinedOutput()
 	if code := exitCode(err); code != 48 {
 		t.Errorf("--bind_ip ::1 without --ipv6 exited %d, want 48\n%s", code, out)

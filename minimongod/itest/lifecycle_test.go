@@ -18,6 +18,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	"go.mongodb.org/mongo-driver/v2/mongo/writeconcern"
 
+	"wtd/internal/testbin"
 	"wtd/minimongod/wire"
 )
 
@@ -103,7 +104,7 @@ func TestKillRecovery(t *testing.T) {
 func TestLockedDBPath(t *testing.T) {
 	t.Parallel()
 	s := start(t)
-	cmd := exec.Command(mmBinary, "--port", strconv.Itoa(freePort(t)), "--dbpath", s.dbpath)
+	cmd := exec.Command(mmBinary, "--port", strconv.Itoa(testbin.FreePort(t)), "--dbpath", s.dbpath)
 	out, err := cmd.CombinedOutput()
 	if err == nil {
 		t.Fatalf("second server on a locked dbpath started:\n%s", out)
@@ -155,7 +156,7 @@ func TestBadFlags(t *testing.T) {
 func TestConfigFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	port := freePort(t)
+	port := testbin.FreePort(t)
 	cfg := filepath.Join(dir, "mongod.conf")
 	logPath := filepath.Join(dir, "mongod.log")
 	noErr(t, os.WriteFile(cfg, []byte("net:\n  port: "+strconv.Itoa(port)+"\n  bindIp: 127.0.0.1\nstorage:\n  dbPath: "+dir+"\n  wiredTiger:\n    engineConfig:\n      cacheSizeGB: 0.3\nsystemLog:\n  destination: file\n  path: "+logPath+"\nsetParameter:\n  journalCommitInterval: 20\n"), 0o644))
