@@ -62,6 +62,19 @@ func run(argv []string, sysmonOff string, stdout, stderr io.Writer) int {
 		log.Info("CONTROL", 4700102, "initandlisten", "Go's scheduler monitor sleeps between requests", mlog.A("reason", sysmonOff))
 	}
 
+	if opts.Pprof != "" {
+		profiles, err := startProfiles(opts.Pprof, log)
+		if err != nil {
+			log.Error("CONTROL", 20557, "initandlisten", "cannot listen for --pprof", mlog.A("error", err.Error()))
+			fmt.Fprintln(stderr, err)
+			return server.ExitBadOptions
+		}
+		defer func() {
+			if err := profiles.Close(); err != nil {
+				log.Error("CONTROL", 4700104, "SignalHandler", "cannot stop serving Go profiles", mlog.A("error", err.Error()))
+			}
+		}()
+	}
 	srv, err := server.New(opts, argv, log, total)
 	if err != nil {
 		log.Error("CONTROL", 20557, "initandlisten", "DBException in initAndListen, terminating", mlog.A("error", err.Error()))
@@ -71,13 +84,6 @@ func run(argv []string, sysmonOff string, stdout, stderr io.Writer) int {
 			return ee.Code
 		}
 		return server.ExitUncaught
-	}
-	if opts.Pprof != "" {
-		if err := servePprof(opts.Pprof, log); err != nil {
-			log.Error("CONTROL", 20557, "initandlisten", "cannot listen for --pprof", mlog.A("error", err.Error()))
-			fmt.Fprintln(stderr, err)
-			return server.ExitBadOptions
-		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
