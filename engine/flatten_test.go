@@ -23,7 +23,10 @@ func loadStatus(t *testing.T, name string) bson.Raw {
 	return raw
 }
 
-func TestFlattenNumbersOnARealServerStatus(t *testing.T) {
+// The fixture is minimongod's own serverStatus, recorded from a run: it
+// checks FlattenNumbers on every kind of field minimongod reports, not on
+// what a real mongod's document holds.
+func TestFlattenNumbersOnMinimongodServerStatus(t *testing.T) {
 	m := FlattenNumbers(loadStatus(t, "serverstatus-minimongod.json"))
 	for key, want := range map[string]float64{
 		"wiredTiger.cache.maximum bytes configured": 268435456,
