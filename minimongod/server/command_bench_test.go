@@ -1,63 +1,20 @@
 package server
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"net"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"wtd/minimongod/mlog"
-	"wtd/minimongod/options"
 	"wtd/minimongod/wire"
 )
-
-// discardConn is a client connection that takes replies and sends nothing:
-// commands run through handle without a network.
-type discardConn struct {
-	net.Conn
-	replies int
-}
-
-func (d *discardConn) Write(p []byte) (int, error) { d.replies++; return len(p), nil }
-func (d *discardConn) Read([]byte) (int, error)    { return 0, io.EOF }
-func (d *discardConn) Close() error                { return nil }
-func (d *discardConn) RemoteAddr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
-}
 
 // benchConn starts a server on a temporary dbpath and returns a connection
 // to it that runs requests in process.
 func benchConn(b *testing.B) (*clientConn, *discardConn) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	opts, err := options.Parse([]string{"--port", fmt.Sprint(port), "--bind_ip", "127.0.0.1", "--dbpath", b.TempDir(),
-		"--wiredTigerCacheSizeGB", "1"}, 8<<30)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := New(opts, nil, mlog.New(io.Discard), 8<<30)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx) }()
+	s := openTestServer(b, "--wiredTigerCacheSizeGB", "1")
 	dc := &discardConn{}
 	c := s.newClientConn(dc)
-	b.Cleanup(func() {
-		c.close()
-		cancel()
-		if err := <-served; err != nil {
-			b.Error(err)
-		}
-	})
+	b.Cleanup(c.close)
 	return c, dc
 }
 

@@ -29,7 +29,9 @@ type plan struct {
 
 // planQuery picks the access path for matcher (and sort, may be nil) on c:
 // an _id point or range, an index with an equality, $in or range predicate,
-// an index in sort order, or a collection scan.
+// an index in sort order, or a collection scan. Only a sort on the one
+// field a scan goes in order of is already satisfied; any other sort,
+// one on several fields included, is done in memory.
 func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 	var sortField *query.SortField
 	if srt != nil {
@@ -52,12 +54,12 @@ func planQuery(c *storage.Collection, m *query.Matcher, srt *query.Sort) plan {
 			if p.Path == "_id" {
 				ranges := predicateRanges(p, false)
 				desc := sortField != nil && sortField.Path == "_id" && sortField.Desc
-				sorted := sortField == nil || sortField.Path == "_id"
+				sorted := srt == nil || (sortField != nil && sortField.Path == "_id")
 				return plan{scan: storage.NewScan(c, nil, ranges, desc), index: "_id_", sorted: sorted, pred: &p, desc: desc}
 			}
 			if ix := leadingIndex(c, p.Path); ix != nil {
 				ranges := predicateRanges(p, ix.Multikey())
-				sorted := sortField == nil || (sortField.Path == p.Path && len(ix.Fields) == 1)
+				sorted := srt == nil || (sortField != nil && sortField.Path == p.Path && len(ix.Fields) == 1)
 				desc := sortField != nil && sortField.Path == p.Path && sortField.Desc
 				return plan{scan: storage.NewScan(c, ix, ranges, desc), index: ix.Name, sorted: sorted, dedupe: true, ix: ix, pred: &p, desc: desc}
 			}
