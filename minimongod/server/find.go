@@ -169,15 +169,17 @@ func checkFindLimit(req *request) error {
 	return nil
 }
 
-// batchReply fills one batch from sc and appends the cursor document,
-// registering sc when more remains.
+// batchReply fills one batch of at most batchSize documents (<0: as many
+// as fit in 16 MB) from sc and appends the cursor document, registering sc
+// when more remains. A first batch of size 0 is empty with the cursor
+// open, as in mongod; getMore's 0 is no limit (noBatchLimit).
 func (c *clientConn) batchReply(dst []byte, key string, sc *serverCursor, batchSize int64, single bool) ([]byte, error) {
 	cidx, d := bsoncore.AppendDocumentElementStart(dst, "cursor")
 	aidx, d := bsoncore.AppendArrayElementStart(d, key)
 	start := len(d)
 	n := int64(0)
 	exhausted := false
-	for batchSize == 0 || n < batchSize {
+	for batchSize < 0 || n < batchSize {
 		if len(d)-start >= maxBatchBytes {
 			break
 		}
@@ -198,7 +200,7 @@ func (c *clientConn) batchReply(dst []byte, key string, sc *serverCursor, batchS
 		}
 		n++
 	}
-	if !exhausted && (batchSize == 0 || n == batchSize) && sc.ex.limit == 0 {
+	if !exhausted && (batchSize < 0 || n == batchSize) && sc.ex.limit == 0 {
 		exhausted = true
 	}
 	sc.ex.detach()
@@ -221,6 +223,15 @@ func (c *clientConn) batchReply(dst []byte, key string, sc *serverCursor, batchS
 	d = bsoncore.AppendInt64Element(d, "id", id)
 	d = bsoncore.AppendStringElement(d, "ns", sc.ns)
 	return bsoncore.AppendDocumentEnd(d, cidx)
+}
+
+// noBatchLimit is getMore's batch size for batchReply: 0 (or none) means
+// as many documents as fit in a reply.
+func noBatchLimit(batchSize int64) int64 {
+	if batchSize <= 0 {
+		return -1
+	}
+	return batchSize
 }
 
 // appendCursor appends a complete cursor document for docs held in memory.
@@ -251,6 +262,7 @@ func cmdGetMore(c *clientConn, req *request, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	batchSize = noBatchLimit(batchSize)
 	sc := c.s.cursors.take(id)
 	if sc == nil {
 		return nil, mongoerr.New(mongoerr.CodeCursorNotFound, "cursor id %d not found", id)
