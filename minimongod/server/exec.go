@@ -208,18 +208,20 @@ func (e *executor) detach() {
 	e.plan.scan.Examined = 0
 }
 
-// lookupPoint serves an _id equality with one search.
+// lookupPoint serves an _id equality with one search; a missing _id
+// counts no key and no document examined.
 func (e *executor) lookupPoint(sess *storage.Session) (pk, doc []byte, err error) {
 	if e.pointDone {
 		return nil, nil, wt.ErrNotFound
 	}
 	pk, e.pointDone = e.plan.point, true
 	e.plan.point = nil
-	e.plan.scan.Examined++
 	doc, err = e.coll.Get(sess, pk)
 	if err != nil {
 		return nil, nil, err
 	}
+	// As mongod's IDHACK: a key that is not there examined nothing.
+	e.plan.scan.Examined++
 	e.docsExamined++
 	if !e.m.Match(bson.Raw(doc)) {
 		return nil, nil, wt.ErrNotFound

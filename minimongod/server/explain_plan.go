@@ -152,17 +152,15 @@ func appendIXScan(d []byte, p plan, st stageStats) []byte {
 	elems, _ := bsoncore.Document(pattern).Elements()
 	for i, el := range elems {
 		ai, dd := bsoncore.AppendArrayElementStart(d, el.Key())
-		bounds := []string{"[MinKey, MaxKey]"}
+		bounds := []interval{{lo: "MinKey", hi: "MaxKey", loIncl: true, hiIncl: true}}
 		if i == 0 && p.pred != nil {
-			bounds = boundsText(*p.pred, multikey)
+			bounds = predicateIntervals(*p.pred, multikey)
 		}
 		if p.desc {
-			for l, r := 0, len(bounds)-1; l < r; l, r = l+1, r-1 {
-				bounds[l], bounds[r] = bounds[r], bounds[l]
-			}
+			bounds = reverseIntervals(bounds)
 		}
 		for j, b := range bounds {
-			dd = bsoncore.AppendStringElement(dd, itoa(j), b)
+			dd = bsoncore.AppendStringElement(dd, itoa(j), b.String())
 		}
 		d, _ = bsoncore.AppendArrayEnd(dd, ai)
 	}
@@ -173,35 +171,59 @@ func appendIXScan(d []byte, p plan, st stageStats) []byte {
 	return d
 }
 
-// boundsText renders a predicate's index bounds as explain does:
-// "[1, 1]", "(3, MaxKey]".
-func boundsText(p query.Predicate, multikey bool) []string {
+// interval is one index bound as explain shows it, from lo to hi in scan
+// order.
+type interval struct {
+	lo, hi         string
+	loIncl, hiIncl bool
+}
+
+// String is the bound as explain renders it: "[1, 1]", "(3, MaxKey]".
+func (iv interval) String() string {
+	open, close := "(", ")"
+	if iv.loIncl {
+		open = "["
+	}
+	if iv.hiIncl {
+		close = "]"
+	}
+	return open + iv.lo + ", " + iv.hi + close
+}
+
+// reverseIntervals is bounds as a backward scan meets them, as mongod's
+// explain shows it: last first, each from its high end, "[MaxKey, MinKey]".
+func reverseIntervals(bounds []interval) []interval {
+	out := make([]interval, len(bounds))
+	for i, b := range bounds {
+		out[len(bounds)-1-i] = interval{lo: b.hi, hi: b.lo, loIncl: b.hiIncl, hiIncl: b.loIncl}
+	}
+	return out
+}
+
+// predicateIntervals are a predicate's index bounds in ascending order. On
+// a multikey index only the lower side of a two-sided range bounds the
+// scan (predicateRanges).
+func predicateIntervals(p query.Predicate, multikey bool) []interval {
 	switch {
 	case p.Eq != nil:
 		v := storage.ValueString(*p.Eq)
-		return []string{"[" + v + ", " + v + "]"}
+		return []interval{{lo: v, hi: v, loIncl: true, hiIncl: true}}
 	case p.In != nil:
-		out := make([]string, 0, len(p.In))
+		out := make([]interval, 0, len(p.In))
 		for _, v := range p.In {
 			s := storage.ValueString(v)
-			out = append(out, "["+s+", "+s+"]")
+			out = append(out, interval{lo: s, hi: s, loIncl: true, hiIncl: true})
 		}
 		return out
 	}
-	lo, hi, open, close := "MinKey", "MaxKey", "[", "]"
+	iv := interval{lo: "MinKey", hi: "MaxKey", loIncl: true, hiIncl: true}
 	if p.Lower.Type != 0 {
-		lo = storage.ValueString(p.Lower)
-		if !p.LowerInclusive {
-			open = "("
-		}
+		iv.lo, iv.loIncl = storage.ValueString(p.Lower), p.LowerInclusive
 	}
 	if p.Upper.Type != 0 && (!multikey || p.Lower.Type == 0) {
-		hi = storage.ValueString(p.Upper)
-		if !p.UpperInclusive {
-			close = ")"
-		}
+		iv.hi, iv.hiIncl = storage.ValueString(p.Upper), p.UpperInclusive
 	}
-	return []string{open + lo + ", " + hi + close}
+	return []interval{iv}
 }
 
 // residualFilter is the filter a FETCH still applies after an index scan:
