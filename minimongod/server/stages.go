@@ -11,7 +11,8 @@ import (
 )
 
 // compileAddFields is $addFields (and its alias $set): top-level fields
-// set to constants or "$path" values, replaced in place or appended.
+// set to constants or "$path" values, replaced in place or appended. A
+// path a document lacks leaves the field out, as in mongod.
 func compileAddFields(v bsoncore.Value) (stage, error) {
 	if v.Type != bsoncore.TypeEmbeddedDocument {
 		return nil, mongoerr.New(40272, "$addFields specification stage must be an object, got %s", typeName(v.Type))
@@ -26,7 +27,7 @@ func compileAddFields(v bsoncore.Value) (stage, error) {
 		for i, d := range docs {
 			vals := make(map[string]bsoncore.Value, len(fields))
 			for _, f := range fields {
-				vals[f.Key()] = evalExpr(d, f.Value())
+				vals[f.Key()] = addedValue(d, f.Value())
 			}
 			docs[i] = setTopLevel(d, fields, vals)
 		}
@@ -34,25 +35,38 @@ func compileAddFields(v bsoncore.Value) (stage, error) {
 	}, nil
 }
 
+// addedValue is what $addFields sets a field to: a constant, or the value
+// at "$path" in doc (zero, no value, when doc has none).
+func addedValue(doc []byte, expr bsoncore.Value) bsoncore.Value {
+	if expr.Type == bsoncore.TypeString && strings.HasPrefix(expr.StringValue(), "$") {
+		v, _ := query.Lookup(doc, expr.StringValue()[1:])
+		return v
+	}
+	return expr
+}
+
 // setTopLevel returns doc with the fields set to vals: existing ones in
-// place, new ones after, in the order of fields.
+// place, new ones after, in the order of fields. A zero value (no type)
+// removes the field.
 func setTopLevel(doc []byte, fields []bsoncore.Element, vals map[string]bsoncore.Value) []byte {
 	elems, _ := bsoncore.Document(doc).Elements()
 	done := map[string]bool{}
 	idx, out := bsoncore.AppendDocumentStart(nil)
 	for _, el := range elems {
 		if v, ok := vals[el.Key()]; ok {
-			out = bsoncore.AppendValueElement(out, el.Key(), v)
+			if v.Type != 0 {
+				out = bsoncore.AppendValueElement(out, el.Key(), v)
+			}
 			done[el.Key()] = true
 			continue
 		}
 		out = append(out, el...)
 	}
 	for _, f := range fields {
-		if !done[f.Key()] {
-			out = bsoncore.AppendValueElement(out, f.Key(), vals[f.Key()])
-			done[f.Key()] = true
+		if v := vals[f.Key()]; !done[f.Key()] && v.Type != 0 {
+			out = bsoncore.AppendValueElement(out, f.Key(), v)
 		}
+		done[f.Key()] = true
 	}
 	out, _ = bsoncore.AppendDocumentEnd(out, idx)
 	return out
