@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/internal/fakemongod"
+	"wtd/internal/testbin"
 )
 
 // newConnectRun starts a run, with no server binary and the sampler off,
@@ -79,14 +81,9 @@ func TestConnectServerRefusesSRVBeforeAnyLookup(t *testing.T) {
 
 func TestConnectServerClosedPortFailsInOneLine(t *testing.T) {
 	r := newConnectRun(t, nil)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(testbin.FreePort(t)))
 	start := time.Now()
-	_, err = r.ConnectServer(context.Background(), "mongodb://"+addr+"/", 0)
+	_, err := r.ConnectServer(context.Background(), "mongodb://"+addr+"/", 0)
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("failing took %s", d)
 	}

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"wtd/internal/fakemongod"
+	"wtd/internal/testbin"
 )
 
 func TestCheckURI(t *testing.T) {
@@ -117,13 +118,7 @@ func TestLoopbackDialerRefusesOtherHosts(t *testing.T) {
 // closedPort returns a loopback port nothing listens on.
 func closedPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	return port
+	return testbin.FreePort(t)
 }
 
 func TestConnectClosedPortFailsAtOnceInOneLine(t *testing.T) {

@@ -1,25 +1,20 @@
 package luabind
 
 import (
-	"net"
 	"strconv"
 	"testing"
 	"time"
 
 	"wtd/engine"
 	"wtd/internal/fakemongod"
+	"wtd/internal/testbin"
 )
 
 func TestMongodConnect(t *testing.T) {
 	fake := fakemongod.StartAdvertising(t)
 	rec := &fakemongod.Recorder{}
 	tr := newTestRun(t, func(c *engine.Config) { c.StartOptions.Dialer = rec })
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	closed := testbin.FreePort(t)
 
 	start := time.Now()
 	tr.mustRunFile(t, "connect_test.lua", tr.env(map[string]string{"closed": strconv.Itoa(closed), "fake": fake.URI()}))
