@@ -23,21 +23,44 @@ func TestWorkloadAbortReachesAHungServer(t *testing.T) {
 	}
 	pid := s.PID()
 	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	type outcome struct {
 		res WorkloadResult
 		err error
 	}
 	done := make(chan outcome, 1)
+	reports := make(chan int64, 1000) // progress, every 250 ms
+	progress := func(n, _ int64) {
+		select {
+		case reports <- n:
+		default:
+		}
+	}
 	go func() {
-		res, err := s.Workload(wctx, WorkloadSpec{NS: "h.c", Duration: 60 * time.Second, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+		res, err := s.Workload(wctx, WorkloadSpec{NS: "h.c", Duration: 60 * time.Second, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, progress)
 		done <- outcome{res, err}
 	}()
-	time.Sleep(500 * time.Millisecond)
+	next := func(what string) int64 {
+		select {
+		case n := <-reports:
+			return n
+		case o := <-done:
+			t.Fatalf("the workload ended while the test waited for %s: %v", what, o.err)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no progress report for 30 s while the test waited for %s", what)
+		}
+		return 0
+	}
+	for next("the first operations") == 0 {
+	}
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Kill(pid, syscall.SIGCONT)
-	time.Sleep(300 * time.Millisecond)
+	// Two reports alike: for 250 ms no operation ended, every thread
+	// waits for the stopped server.
+	for prev, n := int64(-1), next("the threads to hang"); n != prev; prev, n = n, next("the threads to hang") {
+	}
 	stop := errors.New("stopped by the test")
 	cancelled := time.Now()
 	cancel(stop)

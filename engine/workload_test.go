@@ -179,18 +179,18 @@ func TestRunWorkloadDuration(t *testing.T) {
 	}
 }
 
+// TestRunWorkloadCancel: a workload cancelled once it has done some
+// operations stops within seconds with the cancel's cause and a partial
+// result.
 func TestRunWorkloadCancel(t *testing.T) {
 	client := testLoaded(t, 1000, 256)
 	cause := errors.New("operator pressed ctrl-c")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	timer := time.AfterFunc(500*time.Millisecond, func() { cancel(cause) })
-	defer timer.Stop()
+	defer cancel(nil)
+	// 50 operations of a half-and-half mix: both kinds, but for 2^-49.
+	c := newCancelWhen(cancel, cause, func(done int64) bool { return done >= 50 })
 	spec := WorkloadSpec{NS: "bench.w", Duration: time.Minute, Threads: 4, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1000, DocBytes: 256}
-	began := time.Now()
-	res, err := RunWorkload(ctx, client, spec, nil)
-	if took := time.Since(began); took > 2*time.Second {
-		t.Errorf("RunWorkload took %v to stop", took)
-	}
+	res, err := stopsWithin(t, c, 3*time.Second, func() (WorkloadResult, error) { return RunWorkload(ctx, client, spec, c.progress) })
 	if !errors.Is(err, cause) {
 		t.Fatalf("err = %v, want the cause %q", err, cause)
 	}
