@@ -17,6 +17,7 @@ func checkTTLOffpeak(t *testing.T, out string) {
 		f := strings.Fields(line)
 		if len(f) == 11 && (f[0] == "peak" || f[0] == "offpeak") {
 			rows[f[0]] = f
+			t.Log(line) // the summary row, for a failure's reader
 		}
 	}
 	num := func(phase string, col int) int {
@@ -31,8 +32,13 @@ func checkTTLOffpeak(t *testing.T, out string) {
 		return n
 	}
 	// Columns: phase, ops/s, p50, p99, errors, peak deletes, peak passes, night deletes, night passes, night s, left.
+	// The 3000 expire evenly over the peak's last 5 s (from its planned
+	// start; it begins up to a second later). What expired after a pass
+	// began, and what a pass at the end had not finished, is deleted after
+	// the peak: a third of the 3000 in the peak leaves the monitor up to
+	// 3 s behind expiry, on a busy machine.
 	if d := num("peak", 5); d < 1000 {
-		t.Errorf("expiry in the peak: %d deletes during the peak, want most of the 3000", d)
+		t.Errorf("expiry in the peak: %d deletes during the peak, want at least a third of the 3000", d)
 	}
 	if d := num("offpeak", 5); d != 0 {
 		t.Errorf("expiry off-peak: %d deletes during the peak, want 0", d)
