@@ -357,10 +357,14 @@ func (s *Server) Reconfigure(ctx context.Context, cfg string) error {
 // ReconfigureKeep is Reconfigure; on a server wtd did not start, the
 // values before of the keys cfg sets are worked out and recorded first
 // (see reconfigureBefore), and set back at the end of the run unless keep.
-// A string the sandbox refuses (hostctl.CheckWTConfig) is never sent.
+// A string the sandbox refuses (hostctl.CheckWTConfig), or that sets a
+// knob out of its range (hostctl.CheckWTKnobs), is never sent.
 func (s *Server) ReconfigureKeep(ctx context.Context, cfg string, keep bool) error {
 	const name = "wiredTigerEngineRuntimeConfig"
 	if err := hostctl.CheckWTConfig(cfg); err != nil {
+		return fmt.Errorf("reconfigure: %w", err)
+	}
+	if err := hostctl.CheckWTKnobs(cfg); err != nil {
 		return fmt.Errorf("reconfigure: %w", err)
 	}
 	if s.hs == nil {

@@ -17,6 +17,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // DefaultServiceTimeout bounds the service manager's restart and the wait
@@ -113,7 +114,7 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	}
 	edits := editsFor(ch)
 	if len(edits) == 0 {
-		return fmt.Errorf("restart %s: nothing to change (cacheSizeGB, engineConfig, syncdelay or setParameter)", s.Name)
+		return fmt.Errorf("restart %s: nothing to change (%s)", s.Name, hostctl.SettingOptionsOr())
 	}
 	cur, err := os.ReadFile(svc.Config)
 	if err != nil {

@@ -300,13 +300,13 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 	}
 	if v, err := opts.LookupErr("parsed"); err == nil {
 		st.Parsed = jsonable(v)
-		if gb, err := v.Document().LookupErr("storage", "wiredTiger", "engineConfig", "cacheSizeGB"); err == nil {
+		if gb, err := v.Document().LookupErr(strings.Split(keyCacheSizeGB, ".")...); err == nil {
 			st.CacheSizeGB, _ = gb.AsFloat64OK()
 		}
-		if cs, err := v.Document().LookupErr("storage", "wiredTiger", "engineConfig", "configString"); err == nil {
+		if cs, err := v.Document().LookupErr(strings.Split(keyConfigString, ".")...); err == nil {
 			st.EngineConfig, _ = cs.StringValueOK()
 		}
-		if sd, err := v.Document().LookupErr("storage", "syncPeriodSecs"); err == nil {
+		if sd, err := v.Document().LookupErr(strings.Split(keySyncPeriod, ".")...); err == nil {
 			st.SyncDelay, _ = sd.AsFloat64OK()
 		}
 	}

@@ -16,11 +16,15 @@ import (
 	"wtd/hostctl"
 )
 
-// Keys of mongod's YAML config file that m:restart on a service changes.
+// Keys of mongod's YAML config file that m:restart on a service changes,
+// from the table of knobs.
+var (
+	keyCacheSizeGB  = hostctl.MustKnob("cacheSizeGB").ConfigKey
+	keyConfigString = hostctl.MustKnob("eviction_target").ConfigKey
+	keySyncPeriod   = hostctl.MustKnob("syncdelay").ConfigKey
+)
+
 const (
-	keyCacheSizeGB  = "storage.wiredTiger.engineConfig.cacheSizeGB"
-	keyConfigString = "storage.wiredTiger.engineConfig.configString"
-	keySyncPeriod   = "storage.syncPeriodSecs"
 	keySetParameter = "setParameter"
 	keyLogPath      = "systemLog.path"
 )

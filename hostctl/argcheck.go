@@ -18,8 +18,11 @@ import (
 // options that name files or hosts (audit, encryption at rest, KMIP, Vault,
 // LDAP), and the options wtd sets itself (spec.go's Args).
 
+// insteadConfig says what to give instead of a configuration file.
+var insteadConfig = "a playbook names no configuration file: give settings as mongod.start options (" +
+	strings.Join(SettingOptions(), ", ") + ", port) or as path-free flags in args"
+
 const (
-	insteadConfig = "a playbook names no configuration file: give settings as mongod.start options (cacheSizeGB, engineConfig, syncdelay, setParameter, port) or as path-free flags in args"
 	insteadKeys   = "wtd talks to its servers on loopback without TLS or authentication, so they take no key or certificate files"
 	insteadRemote = "wtd's servers reach no other host: only loopback addresses are allowed"
 	insteadBind   = "wtd's servers listen on 127.0.0.1 only"
@@ -40,9 +43,6 @@ var refusals = []struct {
 	{"use --nounixsocket, or keep the default socket directory", []string{"unixSocketPrefix"}},
 	{"the server keeps its built-in time zone data", []string{"timeZoneInfo"}},
 	{"use port = N", []string{"port"}},
-	{"use cacheSizeGB = N", []string{"wiredTigerCacheSizeGB"}},
-	{`use engineConfig = "..."`, []string{"wiredTigerEngineConfigString"}},
-	{"use syncdelay = N", []string{"syncdelay"}},
 	{insteadBind, []string{"bind_ip", "bind_ip_all"}},
 	{insteadRemote, []string{"kmipServerName", "vaultServerName", "ldapServers", "source"}},
 	{"free monitoring sends the server's metrics to a web service on another host: " + insteadRemote,
@@ -68,6 +68,9 @@ var refusedPrefixes = []struct{ prefix, why string }{
 var refusedFlags = map[string]string{}
 
 func init() {
+	for flag, why := range knobFlagRefusals() {
+		refusedFlags[flag] = why
+	}
 	for _, r := range refusals {
 		for _, n := range r.flags {
 			refusedFlags[strings.ToLower(n)] = r.why
@@ -208,13 +211,16 @@ func CheckParameter(name string, value any) error {
 		return fmt.Errorf("%s is refused: %s", name, why)
 	}
 	if !wtConfigParameter(key) {
-		return nil
+		return checkParameterKnob(name, value)
 	}
 	cfg, ok := value.(string)
 	if !ok {
 		return fmt.Errorf("%s must be a string (a WiredTiger configuration string), got %T", name, value)
 	}
 	if err := CheckWTConfig(cfg); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if err := CheckWTKnobs(cfg); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

@@ -3,7 +3,6 @@ package hostctl
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,12 +12,9 @@ import (
 // is empty.
 const DefaultBindIP = "127.0.0.1"
 
-// Bounds mongod itself enforces on the settings a spec carries.
-const (
-	MinCacheSizeGB = 0.25  // storage.wiredTiger.engineConfig.cacheSizeGB gte
-	MaxCacheSizeGB = 10000 // storage.wiredTiger.engineConfig.cacheSizeGB lte
-	MaxSyncDelay   = 9e6   // StorageGlobalParams::kMaxSyncdelaySecs (4.x)
-)
+// MaxSyncDelay is StorageGlobalParams::kMaxSyncdelaySecs (4.x), the
+// syncdelay row's maximum.
+const MaxSyncDelay = 9e6
 
 // ServerSpec is how to start one mongod (or a mongod-compatible server).
 type ServerSpec struct {
@@ -38,7 +34,7 @@ type ServerSpec struct {
 	EngineConfig string `json:"engine_config,omitempty"`
 	// SyncDelay is --syncdelay in seconds (the checkpoint interval); 0
 	// keeps the default.
-	SyncDelay float64 `json:"sync_delay,omitempty"`
+	SyncDelay float64 `json:"syncdelay,omitempty"`
 	// SetParameters become repeated --setParameter name=value, by name.
 	SetParameters map[string]string `json:"set_parameters,omitempty"`
 	// ExtraArgs are appended as they are.
@@ -71,13 +67,13 @@ func (s ServerSpec) Args() []string {
 		"--dbpath", s.DBPath,
 	}
 	if s.CacheSizeGB != 0 {
-		args = append(args, "--wiredTigerCacheSizeGB", formatFloat(s.CacheSizeGB))
+		args = append(args, "--"+MustKnob("cacheSizeGB").Flag, formatFloat(s.CacheSizeGB))
 	}
 	if s.EngineConfig != "" {
-		args = append(args, "--wiredTigerEngineConfigString", s.EngineConfig)
+		args = append(args, "--"+MustKnob("eviction_target").Flag, s.EngineConfig)
 	}
 	if s.SyncDelay != 0 {
-		args = append(args, "--syncdelay", formatFloat(s.SyncDelay))
+		args = append(args, "--"+MustKnob("syncdelay").Flag, formatFloat(s.SyncDelay))
 	}
 	for _, n := range sortedKeys(s.SetParameters) {
 		args = append(args, "--setParameter", n+"="+s.SetParameters[n])
@@ -146,18 +142,13 @@ func (s ServerSpec) settingsErrors() []error {
 	bad := func(format string, a ...any) {
 		errs = append(errs, fmt.Errorf(format, a...))
 	}
-	const cacheKey = "storage.wiredTiger.engineConfig.cacheSizeGB"
-	switch c := s.CacheSizeGB; {
-	case math.IsNaN(c):
-		bad("cacheSizeGB NaN: %s must be a number", cacheKey)
-	case c == 0:
-	case c < MinCacheSizeGB:
-		bad("cacheSizeGB %s: %s must be greater than or equal to %s", formatFloat(c), cacheKey, formatFloat(MinCacheSizeGB))
-	case c > MaxCacheSizeGB:
-		bad("cacheSizeGB %s: %s must be less than or equal to %s", formatFloat(c), cacheKey, formatFloat(MaxCacheSizeGB))
-	}
-	if d := s.SyncDelay; math.IsNaN(d) || d < 0 || d > MaxSyncDelay {
-		bad("syncdelay %s: syncdelay out of allowed range (0-%s)", formatFloat(d), formatFloat(MaxSyncDelay))
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"cacheSizeGB", s.CacheSizeGB}, {"syncdelay", s.SyncDelay}} {
+		if err := MustKnob(c.name).Check(c.v); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	for _, n := range sortedKeys(s.SetParameters) {
 		if n == "" || strings.ContainsAny(n, "= ") {
@@ -167,6 +158,8 @@ func (s ServerSpec) settingsErrors() []error {
 		}
 	}
 	if err := CheckWTConfig(s.EngineConfig); err != nil {
+		bad("engineConfig: %w", err)
+	} else if err := CheckWTKnobs(s.EngineConfig); err != nil {
 		bad("engineConfig: %w", err)
 	}
 	return errs

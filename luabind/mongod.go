@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine"
+	"wtd/hostctl"
 )
 
 // serverType is the metatable name of server handles.
@@ -101,7 +102,7 @@ func pushServer(L *lua.LState, s *engine.Server) {
 // Starts a fresh server on 127.0.0.1 (port 0 or absent: a free port; no
 // dbpath: a new one in the run's directory).
 func (b *binding) mongodStart(L *lua.LState) int {
-	o := checkOptions(L, 1, "mongod.start", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "port", "dbpath", "args")
+	o := checkOptions(L, 1, "mongod.start", append(hostctl.SettingOptions(), "port", "dbpath", "args")...)
 	var so engine.ServerOptions
 	so.CacheSizeGB, _ = o.number("cacheSizeGB")
 	so.EngineConfig, _ = o.str("engineConfig")
@@ -233,7 +234,7 @@ func keepOption(L *lua.LState, n int, fname string) bool {
 // changed and the rest kept (setParameter is merged, args replaced).
 func (b *binding) serverRestart(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "restart", "cacheSizeGB", "engineConfig", "syncdelay", "setParameter", "args", "keep")
+	o := checkOptions(L, 2, "restart", append(hostctl.SettingOptions(), "args", "keep")...)
 	var ch engine.ServerChanges
 	if v, ok := o.number("cacheSizeGB"); ok {
 		ch.CacheSizeGB = &v
