@@ -134,6 +134,7 @@ var Knobs = []Knob{
 	wtKnob("eviction_trigger", 10, wtTB, "95", "95", "% (over 100: bytes)", "application threads evict too when the cache holds this much"),
 	wtKnob("eviction_dirty_target", 1, wtTB, "5", "5", "% (over 100: bytes)", "eviction worker threads start when the cache holds this much dirty data"),
 	wtKnob("eviction_dirty_trigger", 1, wtTB, "20", "20", "% (over 100: bytes)", "application threads evict too when the cache holds this much dirty data"),
+	wtKnob("eviction_checkpoint_target", 0, wtTB, "1", "1", "% (over 100: bytes)", "eviction at the start of a checkpoint brings dirty data down to this much (0: none)"),
 	wtKnob("eviction.threads_min", 1, 20, "4", "1", "threads", "eviction worker threads always running"),
 	wtKnob("eviction.threads_max", 1, 20, "4", "8", "threads", "eviction worker threads at most"),
 	wtKnob("checkpoint.wait", 0, 100000, "0", "0", "s", "WiredTiger's own checkpoint interval (0: none; mongod checkpoints every syncdelay)"),

@@ -68,6 +68,9 @@ func TestCheckKnobs(t *testing.T) {
 				"wiredTigerConcurrentReadTransactions 1: Concurrent read transactions limit must be greater than or equal to 5"}},
 		{"threads_min above threads_max", map[string]float64{"eviction.threads_min": 5, "eviction.threads_max": 3},
 			[]string{"eviction.threads_min <= eviction.threads_max must hold"}},
+		{"checkpoint target above 10TB", map[string]float64{"eviction_checkpoint_target": 11 << 40},
+			[]string{"eviction_checkpoint_target 12094627905536: Value too large for key 'eviction_checkpoint_target' the maximum is 10995116277760"}},
+		{"checkpoint target 0 turns it off", map[string]float64{"eviction_checkpoint_target": 0}, nil},
 		{"unknown knob", map[string]float64{"eviction_speed": 1}, []string{"eviction_speed: no such knob (wtd knobs lists them)"}},
 	}
 	for _, tt := range tests {
