@@ -12,16 +12,9 @@ import (
 
 // wtRuntimeDefaults are the values a mongod 4.x runs with for the
 // WiredTiger keys playbooks reconfigure, when its startup configString does
-// not set them: WiredTiger's defaults, and mongod's own eviction threads.
-var wtRuntimeDefaults = map[string]string{
-	"eviction_target":            "80",
-	"eviction_trigger":           "95",
-	"eviction_dirty_target":      "5",
-	"eviction_dirty_trigger":     "20",
-	"eviction_checkpoint_target": "1",
-	"eviction":                   "(threads_min=4,threads_max=4)",
-	"checkpoint":                 "(wait=0,log_size=0)",
-}
+// not set them: the defaults of the table of knobs (WiredTiger's, and
+// mongod's own eviction threads).
+var wtRuntimeDefaults = hostctl.WTDefaults()
 
 // reconfigureBefore works out the configuration that puts back the keys
 // cfg changes: each key's value in the server's startup configString

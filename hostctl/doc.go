@@ -7,5 +7,8 @@
 // addresses only. It also holds the sandbox of what a playbook hands a
 // server: flags (CheckArgs), server parameters (CheckParameter), WiredTiger
 // configuration strings, read as WiredTiger reads them (CheckWTConfig), and
-// command documents (CheckCommand).
+// command documents (CheckCommand). Its table of knobs ([Knobs],
+// [KnobRules]) is the one place each server setting wtd can turn is
+// defined: flag, config key, parameter or WiredTiger key, type, range,
+// default and restart need; the settings checks and `wtd knobs` read it.
 package hostctl

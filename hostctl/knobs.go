@@ -219,6 +219,28 @@ func MustKnob(name string) Knob {
 	return k
 }
 
+// WTDefaults are the values mongod runs with for the table's WiredTiger
+// keys, by top-level key, as a configuration string writes them:
+// "eviction_target": "80", "eviction": "(threads_min=4,threads_max=4)".
+func WTDefaults() map[string]string {
+	out := map[string]string{}
+	nested := map[string][]string{}
+	for _, k := range Knobs {
+		if k.Option != "engineConfig" || k.WTKey == "" {
+			continue
+		}
+		if parent, child, ok := strings.Cut(k.WTKey, "."); ok {
+			nested[parent] = append(nested[parent], child+"="+k.Default)
+		} else {
+			out[k.WTKey] = k.Default
+		}
+	}
+	for parent, kvs := range nested {
+		out[parent] = "(" + strings.Join(kvs, ",") + ")"
+	}
+	return out
+}
+
 // SettingOptions are the options of mongod.start and m:restart that
 // carry knobs, in table order (args aside).
 func SettingOptions() []string {

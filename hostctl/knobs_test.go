@@ -90,3 +90,22 @@ func TestCheckKnobs(t *testing.T) {
 		})
 	}
 }
+
+// TestWTDefaults: the values a restore puts back for a WiredTiger key no
+// startup configuration set are the table's, nested keys as WiredTiger
+// writes them.
+func TestWTDefaults(t *testing.T) {
+	got := WTDefaults()
+	want := map[string]string{
+		"eviction_target": "80", "eviction_trigger": "95", "eviction_dirty_target": "5", "eviction_dirty_trigger": "20",
+		"eviction_checkpoint_target": "1", "eviction": "(threads_min=4,threads_max=4)", "checkpoint": "(wait=0,log_size=0)",
+	}
+	if len(got) != len(want) {
+		t.Errorf("WTDefaults() = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("WTDefaults()[%s] = %q, want %q", k, got[k], v)
+		}
+	}
+}
