@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -249,14 +248,7 @@ func TestRestoreUnrestoredDropsAKilledRunsIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(ctx)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, _ := deadOwnersRun(ctx, t, st)
 	coll := client.Database("t").Collection("c")
 	coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
 	change, _ := json.Marshal(indexChange{Name: "a_1", Spec: `{"key":{"a":1},"name":"a_1"}`})

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"wtd/engine/store"
 	"wtd/internal/testbin"
 )
 
@@ -192,4 +193,19 @@ func stopsWithin[T any](t *testing.T, c *cancelWhen, within time.Duration, f fun
 		t.Fatalf("still running %v after the cancel", within)
 		return zero, nil
 	}
+}
+
+// deadOwnersRun records a running run whose owner process has exited, as a
+// wtd that was killed leaves it, and returns its id and the owner's pid.
+func deadOwnersRun(ctx context.Context, t *testing.T, st *store.Store) (id int64, pid int) {
+	t.Helper()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id, dead.Process.Pid
 }

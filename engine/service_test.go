@@ -161,14 +161,7 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(ctx)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, deadPID := deadOwnersRun(ctx, t, st)
 	before, _ := encodeBefore(int32(60))
 	change, _ := encodeBefore(int32(5))
 	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeParameter, Target: "ttlMonitorSleepSecs",
@@ -182,7 +175,7 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 	// Skipped (wtd restore RUN restores RUN itself), its changes are left
 	// as they are; it is recorded aborted all the same.
 	if err := RestoreUnrestored(ctx, st, "a test", &log, id); err != nil || strings.Contains(log.String(), "putting it back") ||
-		!strings.Contains(log.String(), fmt.Sprintf("run %d recorded aborted: wtd (pid %d) ended without recording its end", id, dead.Process.Pid)) {
+		!strings.Contains(log.String(), fmt.Sprintf("run %d recorded aborted: wtd (pid %d) ended without recording its end", id, deadPID)) {
 		t.Fatalf("skipping run %d: %v\n%s", id, err, log.String())
 	}
 	if ids, _ := st.UnrestoredRuns(ctx); len(ids) != 1 || ids[0] != id {
@@ -220,14 +213,7 @@ func TestRestoreUnrestoredRestartsAServiceLeftDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close(ctx)
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: "p.lua", Playbook: "--", OwnerPID: dead.Process.Pid})
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, _ := deadOwnersRun(ctx, t, st)
 	owner, _ := statOwner(svc.Config)
 	info, _ := json.Marshal(restoreInfo{URI: svc.URI, Unit: testsvc.Unit, Manager: svc.Manager, TimeoutS: 60, File: &owner})
 	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeConfig, Target: svc.Config,

@@ -18,9 +18,15 @@ import (
 // and returns the command and its combined output.
 func startWtd(t testing.TB, state string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
+	return startWtdEnv(t, nil, state, args...)
+}
+
+// startWtdEnv is startWtd with env (NAME=value) added to the environment.
+func startWtdEnv(t testing.TB, env []string, state string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
 	wtd := testbin.Wtd(t)
 	cmd := exec.Command(wtd, args...)
-	cmd.Env = append(os.Environ(), "WTD_STATE_DIR="+state)
+	cmd.Env = append(append(os.Environ(), "WTD_STATE_DIR="+state), env...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
