@@ -1,6 +1,7 @@
 package itest
 
 import (
+	"context"
 	"crypto/rand"
 	"os/exec"
 	"testing"
@@ -22,6 +23,17 @@ func TestDiskFullIsFatal(t *testing.T) {
 	s := startWrapped(t, dbpath, mountAndRun, "--wiredTigerCacheSizeGB", "0.25")
 	c := s.db("test").Collection("c")
 	big := make([]byte, 1<<20) // random, so that snappy cannot shrink it
+	// Inserts end when the server does, instead of waiting for it to come
+	// back (the client's server selection timeout).
+	ictx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ictx.Done():
+		}
+	}()
 	var lastErr error
 	for i := 0; i < 200; i++ { // 200 MiB: far more than the filesystem holds
 		select {
@@ -31,7 +43,7 @@ func TestDiskFullIsFatal(t *testing.T) {
 		default:
 		}
 		rand.Read(big)
-		_, lastErr = c.InsertOne(ctx, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: big}})
+		_, lastErr = c.InsertOne(ictx, bson.D{{Key: "_id", Value: i}, {Key: "pad", Value: big}})
 	}
 	select {
 	case <-s.done:

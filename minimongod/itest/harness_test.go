@@ -188,7 +188,7 @@ func (s *server) connect() *mongo.Client {
 			err = c.Database("admin").RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Err()
 			cancel()
 			if err == nil {
-				s.t.Cleanup(func() { c.Disconnect(context.Background()) })
+				s.t.Cleanup(func() { s.disconnect(c) })
 				return c
 			}
 			c.Disconnect(context.Background())
@@ -197,6 +197,21 @@ func (s *server) connect() *mongo.Client {
 	}
 	s.t.Fatalf("minimongod did not answer hello within 30s\n%s", s.log.String())
 	return nil
+}
+
+// disconnect closes a client of s. Closing ends the client's sessions on
+// the server first, which waits for the server up to the client's
+// selection timeout (30 s): a server already gone (killed by the test) is
+// not waited for.
+func (s *server) disconnect(c *mongo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	select {
+	case <-s.done:
+		cancel()
+	default:
+	}
+	c.Disconnect(ctx)
 }
 
 // listening reports whether minimongod's own port (behind the reply

@@ -38,7 +38,7 @@ func startReaders(t *testing.T, s *server, n int) *readers {
 	t.Helper()
 	c, err := mongo.Connect(options.Client().ApplyURI(s.uri()).SetMaxConnecting(uint64(n)).SetMinPoolSize(uint64(n)))
 	noErr(t, err)
-	t.Cleanup(func() { c.Disconnect(context.Background()) })
+	t.Cleanup(func() { s.disconnect(c) })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pings := make([]error, n)
