@@ -40,7 +40,7 @@ type Options struct {
 	Log        *slog.Logger
 	// OnRunEnd hooks see each run the daemon started when it ends, after
 	// the daemon's own (metrics, and the regression verdict recorded with
-	// the end under web.VerdictAttr).
+	// the end under record.VerdictAttr).
 	OnRunEnd []schedule.RunEndHook
 }
 

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
-	"wtd/web"
 )
 
 // verdictTimeout bounds judging one run against its baseline.
@@ -31,5 +31,5 @@ func (d *daemon) verdict(ctx context.Context, end schedule.RunEnd) map[string]an
 	}
 	d.opts.Log.Info("regression verdict", "schedule", end.Schedule, "run", end.RunID, "baseline", v.Baseline,
 		"verdict", v.Verdict, "slower", v.Slower, "faster", v.Faster)
-	return map[string]any{web.VerdictAttr: v}
+	return map[string]any{record.VerdictAttr: v}
 }

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testruns"
-	"wtd/web"
 )
 
 // TestSecondScheduledRunRecordsAVerdict: a schedule's first run ends ok
@@ -72,12 +72,18 @@ schedules:
 	defer stop()
 
 	api := fmt.Sprintf("http://127.0.0.1:%d/api/v1/runs", port)
-	var runs []web.RunView
+	// A run of the API with its verdict decoded.
+	type apiRun struct {
+		ID      int64
+		Trigger string
+		Verdict *compare.RunVerdict
+	}
+	var runs []apiRun
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		runs = nil
 		if resp, err := http.Get(api + "?status=ok"); err == nil {
-			var body struct{ Runs []web.RunView }
+			var body struct{ Runs []apiRun }
 			json.NewDecoder(resp.Body).Decode(&body)
 			resp.Body.Close()
 			for _, r := range body.Runs {
@@ -111,7 +117,7 @@ schedules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var detail web.RunDetail
+	var detail struct{ Run apiRun }
 	json.NewDecoder(resp.Body).Decode(&detail)
 	resp.Body.Close()
 	if detail.Run.Verdict == nil || detail.Run.Verdict.Verdict != v.Verdict || detail.Run.Verdict.Baseline != 1 {
@@ -129,7 +135,7 @@ schedules:
 		t.Fatal(err)
 	}
 	defer st.Close(context.Background())
-	raw, err := st.RunEndAttr(context.Background(), web.VerdictAttr, 2)
+	raw, err := st.RunEndAttr(context.Background(), record.VerdictAttr, 2)
 	if err != nil || !strings.Contains(string(raw[2]), `"baseline":1`) || !strings.Contains(string(raw[2]), `"verdict":"slower"`) {
 		t.Errorf("recorded verdict of run 2: %s %v", raw[2], err)
 	}
@@ -138,7 +144,7 @@ schedules:
 		t.Fatalf("runs %v: %v", all, err)
 	}
 	for _, r := range all {
-		raw, err := st.RunEndAttr(context.Background(), web.VerdictAttr, r.ID)
+		raw, err := st.RunEndAttr(context.Background(), record.VerdictAttr, r.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +188,7 @@ func TestVerdictHook(t *testing.T) {
 		{99, store.StatusOK, "", 0, "get run 99: "},
 	} {
 		attrs := d.verdict(ctx, schedule.RunEnd{Schedule: "reads", RunID: c.run, Status: c.status})
-		v, _ := attrs[web.VerdictAttr].(compare.RunVerdict)
+		v, _ := attrs[record.VerdictAttr].(compare.RunVerdict)
 		switch {
 		case c.err != "":
 			if msg, _ := attrs["verdict_error"].(string); len(attrs) != 1 || !strings.Contains(msg, c.err) {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -102,7 +103,7 @@ var metricCharts = []metricChart{
 
 // Model is everything a report shows.
 type Model struct {
-	Records []*engine.RunRecord
+	Records []*record.Record
 	Charts  []Chart
 }
 
@@ -114,7 +115,7 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 	m := &Model{}
 	var cols []runColumns // per record
 	for _, id := range ids {
-		rec, err := engine.LoadRunRecord(ctx, st, id)
+		rec, err := record.Load(ctx, st, id)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +167,7 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 	return m, nil
 }
 
-func bounds(rec *engine.RunRecord) []Bound {
+func bounds(rec *record.Record) []Bound {
 	var out []Bound
 	for _, s := range rec.Steps {
 		end := s.End
@@ -178,14 +179,14 @@ func bounds(rec *engine.RunRecord) []Bound {
 	return out
 }
 
-func rel(rec *engine.RunRecord, t interface{ UnixNano() int64 }) float64 {
+func rel(rec *record.Record, t interface{ UnixNano() int64 }) float64 {
 	return float64(t.UnixNano()-rec.Run.StartedAt.UnixNano()) / 1e9
 }
 
 // stepSeries places each workload step's per-second operations and p99 on
 // the run's time axis (the middle of each second), with a gap between
 // steps.
-func stepSeries(rec *engine.RunRecord) (ops, p99 RunData) {
+func stepSeries(rec *record.Record) (ops, p99 RunData) {
 	ops = RunData{Run: rec.Run.ID, Series: []Series{{Label: "ops/s"}}}
 	p99 = RunData{Run: rec.Run.ID, Series: []Series{{Label: "p99"}}}
 	for _, s := range rec.Steps {
@@ -226,7 +227,7 @@ type runColumns map[string]store.Columns
 // loadColumns reads, for each host and server source of rec, every metric
 // of the charts of that kind (alternatives included) and, for the host,
 // its disks.
-func loadColumns(ctx context.Context, st *store.Store, rec *engine.RunRecord) (runColumns, error) {
+func loadColumns(ctx context.Context, st *store.Store, rec *record.Record) (runColumns, error) {
 	out := runColumns{}
 	for _, src := range rec.Sources {
 		host := src == "host"
@@ -278,7 +279,7 @@ func column(cols store.Columns, name string) []float64 {
 // from the first server that has them (a run's chart shares one x axis, and
 // servers are sampled at different times), labelled with the server's name
 // when the run has several.
-func metricSeries(rec *engine.RunRecord, rc runColumns, mc metricChart) RunData {
+func metricSeries(rec *record.Record, rc runColumns, mc metricChart) RunData {
 	rd := RunData{Run: rec.Run.ID}
 	var sources []string
 	for _, s := range rec.Sources {
@@ -328,7 +329,7 @@ func metricSeries(rec *engine.RunRecord, rc runColumns, mc metricChart) RunData 
 }
 
 // diskChart draws each disk's read and write throughput.
-func diskChart(recs []*engine.RunRecord, cols []runColumns) Chart {
+func diskChart(recs []*record.Record, cols []runColumns) Chart {
 	c := Chart{ID: "disk", Title: "Host disks", Unit: "MB/s"}
 	for i, rec := range recs {
 		host, ok := cols[i]["host"]

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -20,7 +21,7 @@ func TestStepSeriesKeepsTimeOrder(t *testing.T) {
 		return engine.StepRecord{Seq: seq, Name: "reads", Start: t0.Add(start), End: t0.Add(start + time.Duration(len(counts))*time.Second),
 			Status: engine.StatusOK, Result: map[string]any{"series": pts}}
 	}
-	rec := &engine.RunRecord{Run: store.Run{ID: 1, RunInfo: store.RunInfo{StartedAt: t0}},
+	rec := &record.Record{Run: store.Run{ID: 1, RunInfo: store.RunInfo{StartedAt: t0}},
 		Steps: []engine.StepRecord{step(1, 0, 10, 20, 5), step(2, 2050*time.Millisecond, 30, 40, 1)}}
 	ops, p99 := stepSeries(rec)
 	if len(ops.X) != 6 {

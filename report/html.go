@@ -15,6 +15,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -125,7 +126,7 @@ func (m *Model) WritePage(w io.Writer, popt PageOptions) error {
 	return page.Execute(w, d)
 }
 
-func viewRun(rec *engine.RunRecord) runView {
+func viewRun(rec *record.Record) runView {
 	r := rec.Run
 	v := runView{ID: r.ID, Playbook: r.PlaybookPath, Status: r.Status, Reason: r.Reason,
 		Started: r.StartedAt.Local().Format("2006-01-02 15:04:05 MST"), Duration: since(r.StartedAt, r.EndedAt),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"wtd/engine"
+	"wtd/engine/record"
 )
 
 // kneeXLabel is the x axis of the charts against threads.
@@ -17,7 +18,7 @@ const kneeXLabel = "threads (log scale)"
 // engine.Knee in the note. A thread count measured more than once counts
 // with the median of its figures. Without a sweep of two counts or more
 // the charts are empty (and left out).
-func kneeCharts(recs []*engine.RunRecord) []Chart {
+func kneeCharts(recs []*record.Record) []Chart {
 	ops := Chart{ID: "knee-ops", Title: "Throughput against threads", Unit: "ops/s", XLabel: kneeXLabel}
 	p99 := Chart{ID: "knee-p99", Title: "p99 latency against threads", Unit: "ms", XLabel: kneeXLabel}
 	var notes []string
@@ -55,7 +56,7 @@ type sweep struct {
 
 // sweeps returns the run's workload steps labelled threads, by step name,
 // those with two thread counts or more.
-func sweeps(rec *engine.RunRecord) []sweep {
+func sweeps(rec *record.Record) []sweep {
 	type figures struct{ ops, p50, p99 []float64 }
 	by := map[string]map[int]*figures{}
 	var names []string

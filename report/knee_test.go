@@ -9,6 +9,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 )
@@ -20,7 +21,7 @@ func kneeStep(name string, threads, ops, p99 float64) engine.StepRecord {
 }
 
 func TestKneeCharts(t *testing.T) {
-	rec := &engine.RunRecord{Run: store.Run{ID: 7}, Steps: []engine.StepRecord{
+	rec := &record.Record{Run: store.Run{ID: 7}, Steps: []engine.StepRecord{
 		{Name: "load", Status: engine.StatusOK, Labels: map[string]any{"threads": 8.0}, Result: map[string]any{"docs": 1000.0, "batch": map[string]any{}}},
 		kneeStep("threads", 1, 1000, 1000), kneeStep("threads", 2, 1900, 1100), kneeStep("threads", 4, 3500, 1300),
 		kneeStep("threads", 8, 5000, 1800), kneeStep("threads", 16, 5200, 3500),
@@ -28,7 +29,7 @@ func TestKneeCharts(t *testing.T) {
 		kneeStep("threads", 32, 5300, 7000),
 		kneeStep("other", 1, 10, 1000), // one count: no sweep
 	}}
-	charts := kneeCharts([]*engine.RunRecord{rec})
+	charts := kneeCharts([]*record.Record{rec})
 	if len(charts) != 2 || charts[0].ID != "knee-ops" || charts[1].ID != "knee-p99" {
 		t.Fatalf("charts %+v", charts)
 	}
@@ -45,7 +46,7 @@ func TestKneeCharts(t *testing.T) {
 	if !strings.Contains(ops.Note, "run 7, threads: knee at 8 threads: from 8 threads on") || strings.Contains(ops.Note, "other") {
 		t.Errorf("note %q", ops.Note)
 	}
-	if empty := kneeCharts([]*engine.RunRecord{{Run: store.Run{ID: 1}}}); empty[0].SeriesCount() != 0 {
+	if empty := kneeCharts([]*record.Record{{Run: store.Run{ID: 1}}}); empty[0].SeriesCount() != 0 {
 		t.Errorf("a run without a sweep has a knee chart: %+v", empty)
 	}
 }

@@ -168,9 +168,12 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, run := range runs {
-		v := runView(run)
+		end := run.EndedAt
+		if end.IsZero() {
+			end = time.Now() // the time it has gone so far
+		}
 		row := runRow{ID: run.ID, Playbook: run.PlaybookPath, Params: engine.ParamsShort(run.Params), Trigger: run.Trigger,
-			Started: localTime(run.StartedAt), Duration: time.Duration(v.DurationSecs * float64(time.Second)).Round(time.Second).String(),
+			Started: localTime(run.StartedAt), Duration: end.Sub(run.StartedAt).Round(time.Second).String(),
 			Status: run.Status, Reason: run.Reason, Verdict: vs[run.ID]}
 		p.Runs = append(p.Runs, row)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
@@ -84,7 +85,7 @@ func recorded(t *testing.T) *store.Store {
 			t.Fatal(err)
 		}
 		if _, err := st.AddScheduleEvent(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: "a", Event: "end", RunID: slow,
-			Attrs: map[string]any{"status": "ok", "trigger": "schedule a", VerdictAttr: v}}); err != nil {
+			Attrs: map[string]any{"status": "ok", "trigger": "schedule a", record.VerdictAttr: v}}); err != nil {
 			t.Fatal(err)
 		}
 		recordedDB = db

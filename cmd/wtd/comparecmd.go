@@ -14,6 +14,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/compare"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -119,13 +120,13 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 		}
 		ids[i] = id
 	}
-	base, err := engine.LoadRunRecord(ctx, st, ids[0])
+	base, err := record.LoadSteps(ctx, st, ids[0])
 	if err != nil {
 		return nil, failed(err)
 	}
 	var out []*compare.Result
 	for _, id := range ids[1:] {
-		rec, err := engine.LoadRunRecord(ctx, st, id)
+		rec, err := record.LoadSteps(ctx, st, id)
 		if err != nil {
 			return nil, failed(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -54,9 +55,9 @@ RFC 3339 time).`,
 					return failed(err)
 				}
 				if asJSON {
-					docs := make([]runDoc, 0, len(runs))
-					for _, r := range runs {
-						docs = append(docs, runDocOf(r))
+					docs, err := record.Runs(ctx, st, runs)
+					if err != nil {
+						return failed(err)
 					}
 					return printJSON(env.Stdout, docs)
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -43,12 +44,12 @@ report.table printed, redrawn from the recorded steps.
 				if err != nil {
 					return err
 				}
-				rec, err := engine.LoadRunRecord(ctx, st, id)
+				rec, err := record.Load(ctx, st, id)
 				if err != nil {
 					return failed(err)
 				}
 				if asJSON {
-					return printJSON(env.Stdout, showDocument(rec))
+					return printJSON(env.Stdout, rec.View())
 				}
 				showRun(termWriter{env.Stdout}, rec)
 				return nil
@@ -74,7 +75,7 @@ func clip(s string, n int) string {
 	return s
 }
 
-func showRun(w io.Writer, rec *engine.RunRecord) {
+func showRun(w io.Writer, rec *record.Record) {
 	r := rec.Run
 	fmt.Fprintf(w, "run %d  %s  %s\n", r.ID, r.Status, termLine(r.PlaybookPath))
 	if r.Reason != "" {
@@ -134,7 +135,7 @@ func offset(start, t time.Time) string {
 // showOutput prints the run's events in time order: print lines bare, log
 // lines and wtd's events with their level and source, and the report
 // tables redrawn where they were printed.
-func showOutput(w io.Writer, rec *engine.RunRecord) {
+func showOutput(w io.Writer, rec *record.Record) {
 	if len(rec.Events) == 0 {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -87,35 +88,15 @@ type Result struct {
 
 // Runs compares run b with run a, both read from st.
 func Runs(ctx context.Context, st *store.Store, a, b int64, opt Options) (*Result, error) {
-	ra, err := loadRun(ctx, st, a)
+	ra, err := record.LoadSteps(ctx, st, a)
 	if err != nil {
 		return nil, err
 	}
-	rb, err := loadRun(ctx, st, b)
+	rb, err := record.LoadSteps(ctx, st, b)
 	if err != nil {
 		return nil, err
 	}
 	return Records(ra, rb, opt), nil
-}
-
-// loadRun reads what a comparison uses of run id: the run, its servers and
-// its steps. Not its events, files or samples, which engine.LoadRunRecord
-// reads for show and report: a scheduled run's verdict is compared at its
-// end, and an hour's host samples are not needed for it.
-func loadRun(ctx context.Context, st *store.Store, id int64) (*engine.RunRecord, error) {
-	r, err := st.GetRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	servers, err := st.Servers(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	steps, err := st.Steps(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return &engine.RunRecord{Run: r, Servers: servers, Steps: engine.StepsFromStore(steps)}, nil
 }
 
 // Baseline compares run id with its baseline: the previous ok run of the
@@ -140,7 +121,7 @@ func ref(r store.Run) RunRef {
 
 // Reasons lists why two runs are not comparable: different playbooks or
 // playbook text, parameters, servers (versions) or hosts (cores, memory).
-func Reasons(a, b *engine.RunRecord) []string {
+func Reasons(a, b *record.Record) []string {
 	var out []string
 	ra, rb := a.Run, b.Run
 	if path.Base(ra.PlaybookPath) != path.Base(rb.PlaybookPath) {
@@ -304,7 +285,7 @@ func matchKeys(steps []engine.StepRecord) ([]string, map[string]engine.StepRecor
 }
 
 // Records compares run b with run a from their records.
-func Records(a, b *engine.RunRecord, opt Options) *Result {
+func Records(a, b *record.Record, opt Options) *Result {
 	opt = opt.withDefaults()
 	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: Reasons(a, b), Alpha: opt.Alpha, Test: opt.Test,
 		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}}
