@@ -123,7 +123,7 @@ type runReply struct {
 	Steps []struct {
 		Name       string
 		Status     string
-		Results    json.RawMessage
+		Result     json.RawMessage
 		Provenance json.RawMessage
 	}
 	Servers []struct {
@@ -197,7 +197,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 	}
 	run := api.waitRun(fired.RunID, 60*time.Second)
 	if run.Run.Status != "ok" || run.Run.Trigger != "api quick" || run.Run.Params["docs"] != float64(3000) ||
-		len(run.Steps) != 2 || run.Steps[1].Name != "reads" || !strings.Contains(string(run.Steps[1].Results), `"p99_micros"`) ||
+		len(run.Steps) != 2 || run.Steps[1].Name != "reads" || !strings.Contains(string(run.Steps[1].Result), `"p99_micros"`) ||
 		!strings.Contains(string(run.Steps[1].Provenance), `"verdict"`) || len(run.Servers) != 1 || !run.Servers[0].Started {
 		t.Fatalf("run %d: %+v", fired.RunID, run)
 	}
