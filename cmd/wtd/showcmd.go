@@ -32,7 +32,8 @@ report.table printed, redrawn from the recorded steps.
 
 ` + runArgHelp + `
 
---json prints the same as one JSON document (its schema is in the README).`,
+--json prints the same as one JSON document, the one GET /api/v1/runs/{id}
+answers (its keys are in docs/json.md).`,
 		Example: `  wtd show latest
   wtd show latest:cache_sweep
   wtd show 12 --json | jq '.steps[] | {name, duration_s}'`,
