@@ -89,6 +89,10 @@ func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec, err := record.Load(r.Context(), s.opts.Store, run.ID)
+	if errors.Is(err, store.ErrNotFound) { // deleted since
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no run %d", run.ID))
+		return
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
