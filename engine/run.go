@@ -108,6 +108,8 @@ type Run struct {
 	restartsAt map[*Server]int
 	// storeErr is the first write the results database refused.
 	storeErr error
+	// thresholds are those the playbook declared (threshold{}).
+	thresholds thresholds
 }
 
 // ErrResultsDatabase wraps a failure of the results database that stopped

@@ -48,7 +48,7 @@ func Check(ctx context.Context, path, src string, overrides map[string]string) e
 	b.openSandbox(L)
 	b.openPatterns(L)
 	b.openParams(L)
-	for _, name := range []string{"mongod", "host", "step", "report", "log", "sleep", "sweep"} {
+	for _, name := range []string{"mongod", "host", "step", "report", "threshold", "log", "sleep", "sweep"} {
 		L.SetGlobal(name, b.stopper(L))
 	}
 	fn, err := L.Load(strings.NewReader(src), path)

@@ -111,6 +111,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	b.openHost(L)
 	b.openStep(L)
 	b.openReport(L)
+	b.openThreshold(L)
 	b.openLog(L)
 	b.openSweep(L)
 

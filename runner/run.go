@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/compare"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/luabind"
@@ -56,6 +57,7 @@ type Run struct {
 	limits Limits
 	errs   io.Writer
 	start  time.Time
+	store  *store.Store
 }
 
 // Result is how a run ended.
@@ -96,7 +98,7 @@ func Start(ctx context.Context, pb Playbook, lock *hostctl.ExperimentLock, cfg e
 	if limits.Grace <= 0 {
 		limits.Grace = DefaultGrace
 	}
-	return &Run{Run: r, pb: pb, lock: lock, hooks: hooks, limits: limits, errs: cfg.Errors, start: start}, nil
+	return &Run{Run: r, pb: pb, lock: lock, hooks: hooks, limits: limits, errs: cfg.Errors, start: start, store: cfg.Store}, nil
 }
 
 // Play runs the playbook and records the run's end: ok, failed (the
@@ -172,6 +174,11 @@ func (r *Run) end(perr error) Result {
 	case errors.As(perr, &pe):
 		return r.finish(engine.StatusFailed, pe.Error(), perr)
 	case perr == nil && r.StoreErr() == nil:
+		if failed, err := r.checkThresholds(); err != nil {
+			return r.finish(engine.StatusFailed, "check the thresholds: "+err.Error(), err)
+		} else if failed != "" {
+			return r.finish(engine.StatusFailed, failed, errors.New(failed))
+		}
 		return r.finish(engine.StatusOK, "", nil)
 	case r.StoreErr() != nil:
 		return r.finish(engine.StatusFailed, r.StoreErr().Error(), r.StoreErr())
@@ -182,6 +189,36 @@ func (r *Run) end(perr error) Result {
 	default:
 		return r.finish(engine.StatusFailed, perr.Error(), perr)
 	}
+}
+
+// checkThresholds checks and records the thresholds the playbook
+// declared; it returns the failed ones in words ("" when all held).
+func (r *Run) checkThresholds() (string, error) {
+	ths := r.Thresholds()
+	if len(ths) == 0 {
+		return "", nil
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
+	defer cancel()
+	run, err := r.store.GetRun(ctx, r.ID)
+	if err != nil {
+		return "", err
+	}
+	res, err := compare.Thresholds(ctx, r.store, run, r.Steps(), ths)
+	if err != nil {
+		return "", err
+	}
+	if err := r.store.SetThresholds(ctx, r.ID, res); err != nil {
+		return "", err
+	}
+	for _, t := range res {
+		level := "info"
+		if t.State == store.ThresholdFailed {
+			level = "error"
+		}
+		r.Eventf(level, "run", "threshold %s: %s", t.State, t.Reason)
+	}
+	return compare.FailedThresholds(res), nil
 }
 
 // finish records the end and stops every server, within finishTimeout.

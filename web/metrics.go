@@ -17,7 +17,7 @@ type collector struct {
 	sched Scheduler
 	log   *slog.Logger
 
-	runs, skips, transitions, failures, lastOK, inProgress, windowOpen, windowFailing *prometheus.Desc
+	runs, skips, transitions, failures, lastOK, inProgress, windowOpen, windowFailing, thresholds *prometheus.Desc
 }
 
 func newCollector(st *store.Store, sched Scheduler, log *slog.Logger) *collector {
@@ -30,11 +30,13 @@ func newCollector(st *store.Store, sched Scheduler, log *slog.Logger) *collector
 		inProgress:    prometheus.NewDesc("wtd_run_in_progress", "1 while the daemon carries out a run.", nil, nil),
 		windowOpen:    prometheus.NewDesc("wtd_window_open", "1 while the window's open settings are in force on its server.", []string{"window"}, nil),
 		windowFailing: prometheus.NewDesc("wtd_window_failing", "1 while the window's last transition failed (it is being retried).", []string{"window"}, nil),
+		thresholds: prometheus.NewDesc("wtd_schedule_last_run_thresholds", "Thresholds of the schedule's last ended run, by state (passed, failed, no baseline).",
+			[]string{"schedule", "state"}, nil),
 	}
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.runs, c.skips, c.transitions, c.failures, c.lastOK, c.inProgress, c.windowOpen, c.windowFailing} {
+	for _, d := range []*prometheus.Desc{c.runs, c.skips, c.transitions, c.failures, c.lastOK, c.inProgress, c.windowOpen, c.windowFailing, c.thresholds} {
 		ch <- d
 	}
 }
@@ -60,6 +62,15 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 		}
 	} else {
 		c.log.Error("metrics: last successes", "error", err)
+	}
+	if ths, err := c.st.LastRunThresholds(ctx); err == nil {
+		for name, byState := range ths {
+			for _, state := range []string{store.ThresholdPassed, store.ThresholdFailed, store.ThresholdNoBaseline} {
+				ch <- prometheus.MustNewConstMetric(c.thresholds, prometheus.GaugeValue, float64(byState[state]), name, state)
+			}
+		}
+	} else {
+		c.log.Error("metrics: thresholds", "error", err)
 	}
 	running, _ := c.sched.Current()
 	ch <- prometheus.MustNewConstMetric(c.inProgress, prometheus.GaugeValue, boolValue(running > 0))

@@ -98,6 +98,13 @@ func showRun(w io.Writer, rec *record.Record) {
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
 	showArtifacts(w, rec.Files)
 	fmt.Fprintf(w, "  samples:   %d (%s)\n", rec.Samples, strings.Join(rec.Sources, ", "))
+	for i, t := range rec.Thresholds {
+		label := ""
+		if i == 0 {
+			label = "threshold:"
+		}
+		fmt.Fprintf(w, "  %-10s %-11s %s\n", label, t.State, termLine(t.Reason))
+	}
 
 	if len(rec.Steps) > 0 {
 		fmt.Fprintf(w, "\nsteps (start is the offset from the run's start)\n")

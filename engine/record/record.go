@@ -31,6 +31,9 @@ type Record struct {
 	Sources []string
 	Steps   []engine.StepRecord
 	Events  []store.Event
+	// Thresholds are those the playbook declared, as they held at the
+	// run's end (none recorded while it runs).
+	Thresholds []store.Threshold
 	// SwapChange is, per step seq, how much used swap changed over the
 	// step (host samples); absent when not sampled.
 	SwapChange map[int]float64
@@ -59,6 +62,9 @@ func Load(ctx context.Context, st *store.Store, id int64) (*Record, error) {
 		return nil, err
 	}
 	if rec.Events, err = st.Events(ctx, id); err != nil {
+		return nil, err
+	}
+	if rec.Thresholds, err = st.Thresholds(ctx, id); err != nil {
 		return nil, err
 	}
 	vs, err := Verdicts(ctx, st, id)

@@ -22,6 +22,9 @@ type View struct {
 	Steps   []Step   `json:"steps"`
 	Output  []Output `json:"output"`
 	Tables  []Table  `json:"tables"`
+	// Thresholds are the playbook's thresholds as they held at the end
+	// (empty while the run goes on, and when it declared none).
+	Thresholds []store.Threshold `json:"thresholds"`
 }
 
 // Run is the header of a run: what wtd runs --json and GET /api/v1/runs
@@ -158,7 +161,7 @@ func Runs(ctx context.Context, st *store.Store, runs []store.Run) ([]Run, error)
 func (rec *Record) View() View {
 	r := rec.Run
 	v := View{Run: RunOf(r, rec.Verdict), Servers: []Server{}, Changes: []Change{}, Files: []File{}, Steps: []Step{},
-		Output: []Output{}, Tables: []Table{}, Samples: Samples{Count: rec.Samples, Sources: rec.Sources}}
+		Output: []Output{}, Tables: []Table{}, Thresholds: []store.Threshold{}, Samples: Samples{Count: rec.Samples, Sources: rec.Sources}}
 	if v.Samples.Sources == nil {
 		v.Samples.Sources = []string{}
 	}
@@ -175,6 +178,7 @@ func (rec *Record) View() View {
 			Keep: c.Keep, State: c.State, Restorable: c.State != store.ChangeIrreversible, What: engine.ChangeWhat(c),
 			MadeAt: c.MadeAt.UTC(), RestoredAt: at(c.RestoredAt), Detail: text(c.Detail)})
 	}
+	v.Thresholds = append(v.Thresholds, rec.Thresholds...)
 	for _, f := range rec.Files {
 		v.Files = append(v.Files, File{Path: f.Path, Size: f.Size, Note: text(f.Note)})
 	}

@@ -193,6 +193,23 @@ ALTER TABLE runs ADD COLUMN owner_lock TEXT NOT NULL DEFAULT '';     -- the expe
 ALTER TABLE runs ADD COLUMN owner_lock_file TEXT NOT NULL DEFAULT ''; -- that file's "device:inode", to know it again from another mount namespace
 CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
 `,
+	// 8: the thresholds a playbook declared (threshold{}) and how each
+	// held at the run's end.
+	`
+CREATE TABLE thresholds (
+	run_id       INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	seq          INTEGER NOT NULL,                -- 1, 2, ... in the order declared
+	spec         TEXT    NOT NULL,                -- JSON: step, measure, max / min / vs_baseline
+	unit         TEXT    NOT NULL DEFAULT '',     -- the measure as compare names it, with its unit ("p99 ms")
+	value        REAL,                            -- the run's value; NULL not measured
+	baseline_run INTEGER,                         -- vs_baseline: the run compared with; NULL none
+	baseline     REAL,                            -- that run's value; NULL not measured or no baseline
+	lim          REAL,                            -- the bound the value was held to; NULL none
+	state        TEXT    NOT NULL CHECK (state IN ('passed', 'failed', 'no baseline')),
+	reason       TEXT    NOT NULL DEFAULT '',     -- in words
+	PRIMARY KEY (run_id, seq)
+);
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
