@@ -224,7 +224,7 @@ func TestDashboardPages(t *testing.T) {
 	// The rounds together have six full seconds a side at most: however
 	// far apart, Mann-Whitney's p is 2/924 or more, above 0.001.
 	if code, body := get(t, srv.URL+"/compare?a=1&b=2&alpha=0.001"); code != 200 ||
-		!strings.Contains(body, `<p class="verdict">verdict: <span class="v-no-difference">no step is faster or slower in ops/s at alpha 0.001</span><br></p>`) {
+		!strings.Contains(body, `<p class="verdict">verdict: <span class="v-no-difference">no step is faster or slower in ops/s at alpha 0.001 by 5% or more</span><br></p>`) {
 		t.Errorf("compare at alpha 0.001: %d\n%s", code, body)
 	}
 	for _, tc := range []struct {

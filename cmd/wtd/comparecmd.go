@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/jedib0t/go-pretty/v6/table"
@@ -19,9 +20,22 @@ import (
 )
 
 type compareFlags struct {
-	opt      compare.Options
-	baseline string
-	asJSON   bool
+	opt       compare.Options
+	baseline  string
+	asJSON    bool
+	minChange string
+}
+
+// parseMinChange reads --min-change: a percentage, "5%" or "5"; 0 is none.
+func parseMinChange(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v < 0 || v >= 100 || math.IsNaN(v) {
+		return 0, fmt.Errorf("--min-change %q: want a percentage from 0 to below 100, such as 5%%", s)
+	}
+	if v == 0 {
+		return -1, nil // none
+	}
+	return v / 100, nil
 }
 
 func newCompareCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
@@ -42,7 +56,10 @@ per-second series of the steps (ops/s, p99; the last, partial second left
 out), else one value per round. --test mwu (the default) is Mann-Whitney's U
 test; --test bootstrap is a percentile bootstrap interval of the change of the
 median. With fewer than 3 values on a side, or when the test cannot tell, the
-verdict is "no difference".
+verdict is "no difference". A difference the test finds is called faster or
+slower only when the change is at least --min-change (5% by default; 0 calls
+any significant change a difference): with many per-second values a 1%
+change is significant, and rarely worth acting on.
 
 Runs with different parameters, playbooks (or playbook text), servers
 (versions) or hosts (cores, memory) are "not comparable", with the reasons;
@@ -69,6 +86,11 @@ with the same parameters.
 			if f.opt.Test != compare.TestMannWhitney && f.opt.Test != compare.TestBootstrap {
 				return usageErr("--test %q: want mwu or bootstrap", f.opt.Test)
 			}
+			mc, err := parseMinChange(f.minChange)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			f.opt.MinChange = mc
 			if err := compare.CheckMeasures(f.opt.Measures); err != nil {
 				return usageErr("--measure: %v", err)
 			}
@@ -92,6 +114,7 @@ with the same parameters.
 		},
 	}
 	cmd.Flags().Float64Var(&f.opt.Alpha, "alpha", compare.DefaultAlpha, "significance level of the tests")
+	cmd.Flags().StringVar(&f.minChange, "min-change", "5%", "smallest change (percent) called faster or slower; 0: any significant change")
 	cmd.Flags().BoolVar(&f.opt.Force, "force", false, "compare runs that are not comparable (different parameters, servers, ...)")
 	cmd.Flags().StringVar(&f.opt.Test, "test", compare.TestMannWhitney, "mwu (Mann-Whitney U) or bootstrap (interval of the median's change)")
 	cmd.Flags().StringSliceVar(&f.opt.Measures, "measure", nil, "show only these measures (comma list): "+strings.Join(compare.MeasureNames, ", "))
@@ -172,7 +195,8 @@ func printComparison(w io.Writer, r *compare.Result) {
 	if r.Test == compare.TestBootstrap {
 		test = "bootstrap interval of the median's change"
 	}
-	fmt.Fprintf(w, "test: %s at alpha %g, on per-second values (ops/s, p99) or one value per round\n", test, r.Alpha)
+	fmt.Fprintf(w, "test: %s at alpha %g, on per-second values (ops/s, p99) or one value per round; a difference needs a change of at least %g%% (--min-change)\n",
+		test, r.Alpha, 100*r.MinChange)
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
@@ -187,7 +211,11 @@ func printComparison(w io.Writer, r *compare.Result) {
 				step = s.Step
 			}
 			change, n, evidence := m.Cells()
-			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, m.Verdict})
+			verdict := m.Verdict
+			if m.Small {
+				verdict = fmt.Sprintf("%s (< %g%%)", verdict, 100*r.MinChange)
+			}
+			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, verdict})
 		}
 	}
 	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}, {Number: 4, Align: text.AlignRight}, {Number: 5, Align: text.AlignRight}})

@@ -136,7 +136,23 @@ func TestCompareCopiedAndPlantedRuns(t *testing.T) {
 			}
 		}
 	}
-	if res := runCLI(t, nil, "compare", "--db", db, "1", fmt.Sprint(copied)); !strings.Contains(res.stdout, "verdict: no step is faster or slower in ops/s at alpha 0.05\n") {
+	for flag, want := range map[string]string{"": "a difference needs a change of at least 5% (--min-change)", "--min-change=12.5%": "at least 12.5% (--min-change)",
+		"--min-change=0": "at least 0% (--min-change)"} {
+		args := []string{"compare", "--db", db, "1", fmt.Sprint(copied)}
+		if flag != "" {
+			args = append(args, flag)
+		}
+		if res := runCLI(t, nil, args...); res.code != 0 || !strings.Contains(res.stdout, want) {
+			t.Errorf("compare %s: exit %d, want %q in\n%s%s", flag, res.code, want, res.stdout, res.stderr)
+		}
+	}
+	for _, bad := range []string{"abc", "-1", "100%"} {
+		res := runCLI(t, nil, "compare", "--db", db, "1", fmt.Sprint(copied), "--min-change="+bad)
+		if res.code != 2 || !strings.Contains(res.stderr, fmt.Sprintf("--min-change %q: want a percentage from 0 to below 100, such as 5%%", bad)) {
+			t.Errorf("compare --min-change=%s: exit %d\n%s", bad, res.code, res.stderr)
+		}
+	}
+	if res := runCLI(t, nil, "compare", "--db", db, "1", fmt.Sprint(copied)); !strings.Contains(res.stdout, "verdict: no step is faster or slower in ops/s at alpha 0.05 by 5% or more\n") {
 		t.Errorf("run 1 and its copy:\n%s%s", res.stdout, res.stderr)
 	}
 
@@ -172,9 +188,9 @@ func TestCompareCopiedAndPlantedRuns(t *testing.T) {
 		{[]string{"2", "1"}, compare.Faster, 0.05, "verdict: faster in ops/s: reads", true},
 		{[]string{"1", "3"}, compare.Slower, 0.05, "verdict: slower in ops/s: reads", false},
 		{[]string{"--alpha", "0.01", "1", "3"}, compare.Slower, 0.01, "verdict: slower in ops/s: reads", false},
-		{[]string{"--alpha", "0.001", "1", "3"}, compare.NoDifference, 0.001, "verdict: no step is faster or slower in ops/s at alpha 0.001", false},
+		{[]string{"--alpha", "0.001", "1", "3"}, compare.NoDifference, 0.001, "verdict: no step is faster or slower in ops/s at alpha 0.001 by 5% or more", false},
 		{[]string{"--test", "bootstrap", "1", "3"}, compare.Slower, 0.05, "verdict: slower in ops/s: reads", false},
-		{[]string{"--test", "bootstrap", "--alpha", "0.001", "1", "3"}, compare.NoDifference, 0.001, "verdict: no step is faster or slower in ops/s at alpha 0.001", false},
+		{[]string{"--test", "bootstrap", "--alpha", "0.001", "1", "3"}, compare.NoDifference, 0.001, "verdict: no step is faster or slower in ops/s at alpha 0.001 by 5% or more", false},
 	} {
 		res := runCLI(t, nil, append([]string{"compare", "--db", planted}, c.args...)...)
 		if res.code != 0 || !strings.Contains(res.stdout, c.verdictLn+"\n") || !rowRE("ops/s", c.verdict).MatchString(res.stdout) ||

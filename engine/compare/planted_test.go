@@ -156,3 +156,57 @@ func nightly(steps []plantedStep) plantedRun {
 		servers: []store.ServerRecord{{Name: "mongod", Started: true, Binary: "/usr/bin/mongod", URI: "mongodb://127.0.0.1:27017", Version: "7.0.2", GitVersion: "abc123"}},
 		steps:   steps}
 }
+
+// A difference the test finds is a verdict only when the change reaches
+// MinChange: a 3% slower run is "no difference" (below the default 5%,
+// marked Small) although p is tiny; with MinChange 2% it is slower, and
+// with none (below 0) too; a 2x slower run is slower either way.
+func TestMinChangeDecides(t *testing.T) {
+	st := newStore(t)
+	base := nightly(roundSteps(3, 1)).record(t, st)
+	little := nightly(roundSteps(3, 1.03)).record(t, st)
+	double := nightly(roundSteps(3, 2)).record(t, st)
+	ctx := context.Background()
+	for _, c := range []struct {
+		b         int64
+		minChange float64
+		want      string
+		small     bool
+	}{
+		{little, 0, NoDifference, true},
+		{little, 0.02, Slower, false},
+		{little, -1, Slower, false},
+		{double, 0, Slower, false},
+		{double, 0.5, Slower, false},
+	} {
+		res, err := Runs(ctx, st, base, c.b, Options{MinChange: c.minChange})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row *MeasureRow
+		for _, s := range res.Steps {
+			if s.Name == "reads" && s.Rounds {
+				for i := range s.Measures {
+					if s.Measures[i].Measure == "ops/s" {
+						row = &s.Measures[i]
+					}
+				}
+			}
+		}
+		if row == nil {
+			t.Fatalf("no ops/s row of reads over rounds in %+v", res.Steps)
+		}
+		if row.Verdict != c.want || row.Small != c.small || row.P == nil || *row.P >= 0.001 {
+			t.Errorf("run %d min change %g: verdict %s small %v p %v; want %s small %v with p < 0.001", c.b, c.minChange, row.Verdict, row.Small, row.P, c.want, c.small)
+		}
+		wantMin := c.minChange
+		if wantMin == 0 {
+			wantMin = DefaultMinChange
+		} else if wantMin < 0 {
+			wantMin = 0
+		}
+		if res.MinChange != wantMin {
+			t.Errorf("result's min change %g, want %g", res.MinChange, wantMin)
+		}
+	}
+}

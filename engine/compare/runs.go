@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -25,7 +26,15 @@ type Options struct {
 	// Measures, if not empty, keeps only these measures in the rows (names
 	// of MeasureNames); verdicts are the same.
 	Measures []string
+	// MinChange is the smallest relative change of a measure's value (0.05:
+	// 5%) that a verdict other than no difference needs, besides p < Alpha:
+	// with a thousand per-second values a 1% change is significant, and
+	// not worth a word. 0 means DefaultMinChange; below 0, none.
+	MinChange float64
 }
+
+// DefaultMinChange is the smallest change a comparison calls a difference.
+const DefaultMinChange = 0.05
 
 // DefaultAlpha is the significance level of a comparison.
 const DefaultAlpha = 0.05
@@ -36,6 +45,11 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Test == "" {
 		o.Test = TestMannWhitney
+	}
+	if o.MinChange == 0 {
+		o.MinChange = DefaultMinChange
+	} else if o.MinChange < 0 {
+		o.MinChange = 0
 	}
 	return o
 }
@@ -56,6 +70,9 @@ type MeasureRow struct {
 	B         *float64 `json:"b"`
 	ChangePct *float64 `json:"change_pct"`
 	Judgement
+	// Small is true when the test found a difference smaller than the
+	// comparison's MinChange: the verdict is then no difference.
+	Small bool `json:"below_min_change"`
 }
 
 // StepRow compares one matched step, or all the rounds of a repeated step
@@ -80,6 +97,7 @@ type Result struct {
 	Reasons    []string  `json:"reasons"` // why the runs are not comparable
 	Forced     bool      `json:"forced"`
 	Alpha      float64   `json:"alpha"`
+	MinChange  float64   `json:"min_change"` // the smallest relative change called a difference
 	Test       string    `json:"test"`
 	Steps      []StepRow `json:"steps"`
 	OnlyInA    []string  `json:"only_in_a"`
@@ -287,7 +305,7 @@ func matchKeys(steps []engine.StepRecord) ([]string, map[string]engine.StepRecor
 // Records compares run b with run a from their records.
 func Records(a, b *record.Record, opt Options) *Result {
 	opt = opt.withDefaults()
-	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: Reasons(a, b), Alpha: opt.Alpha, Test: opt.Test,
+	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: Reasons(a, b), Alpha: opt.Alpha, MinChange: opt.MinChange, Test: opt.Test,
 		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}}
 	if res.Reasons == nil {
 		res.Reasons = []string{}
@@ -414,6 +432,9 @@ func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord,
 			mr.Verdict, mr.Test = NotComparable, "measured in one run only"
 		default:
 			mr.Judgement = Judge(ta, tb, m.better, opt.Alpha, opt.Test)
+			if mr.Verdict != NoDifference && mr.ChangePct != nil && math.Abs(*mr.ChangePct) < 100*opt.MinChange {
+				mr.Verdict, mr.Small = NoDifference, true
+			}
 		}
 		row.Measures = append(row.Measures, mr)
 	}
@@ -477,7 +498,7 @@ func (r *Result) VerdictLines() []VerdictLine {
 	var out []VerdictLine
 	slower, faster := r.SlowerFaster()
 	if len(slower)+len(faster) == 0 && (r.Comparable || r.Forced) {
-		out = append(out, VerdictLine{NoDifference, fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", r.Alpha)})
+		out = append(out, VerdictLine{NoDifference, fmt.Sprintf("no step is faster or slower in ops/s at alpha %g by %g%% or more", r.Alpha, 100*r.MinChange)})
 	}
 	if len(slower) > 0 {
 		out = append(out, VerdictLine{Slower, "slower in ops/s: " + strings.Join(slower, "; ")})

@@ -173,7 +173,7 @@ func TestAlphaDecides(t *testing.T) {
 		{drop7, TestBootstrap, 0.05, Slower, 0, 0},
 		{drop7, TestBootstrap, 0.001, NoDifference, 0, 0},
 	} {
-		res, err := Runs(ctx, st, a, c.b, Options{Alpha: c.alpha, Test: c.test})
+		res, err := Runs(ctx, st, a, c.b, Options{Alpha: c.alpha, Test: c.test, MinChange: -1}) // alpha alone decides
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +191,7 @@ func TestAlphaDecides(t *testing.T) {
 		if c.test == TestMannWhitney && (ops.P == nil || *ops.P <= c.pLow || *ops.P >= c.pTop) {
 			t.Errorf("run %d: the planted drop's p is %v, want it between %v and %v", c.b, ops.P, c.pLow, c.pTop)
 		}
-		wantLine := fmt.Sprintf("no step is faster or slower in ops/s at alpha %g", level)
+		wantLine := fmt.Sprintf("no step is faster or slower in ops/s at alpha %g by 0%% or more", level)
 		if c.want == Slower {
 			wantLine = "slower in ops/s: reads"
 		}
