@@ -304,3 +304,31 @@ func describe(evs []store.ScheduleEvent) []string {
 	}
 	return out
 }
+
+// The next fires a running scheduler shows are the ones it will fire: an
+// @every 30s schedule started at 12:00:00 fires at 12:00:30 and 12:01:00,
+// and at 12:00:10 shows those, not 12:00:40; after the fire at 12:00:30
+// (the tick coming a little late) it shows 12:01:00... as the loop keeps
+// them. A cron schedule shows its cron times.
+func TestStatusShowsTheFiresTheLoopWillMake(t *testing.T) {
+	at := func(h, m, s int) time.Time { return time.Date(2030, 1, 15, h, m, s, 0, time.UTC) }
+	f := newFixture(t)
+	c := &clock{t: at(12, 0, 0)}
+	s := f.startAt(f.config("schedules:\n  - name: every\n    cron: \"@every 30s\"\n    playbook: tick.lua\n"+
+		"  - name: cron\n    cron: \"CRON_TZ=UTC */10 * * * *\"\n    playbook: tick.lua\n"), c)
+	check := func(when string, want map[string][]time.Time) {
+		t.Helper()
+		scheds, _ := s.Status(2)
+		for _, st := range scheds {
+			if fmt.Sprint(st.Next) != fmt.Sprint(want[st.Name]) {
+				t.Errorf("%s: %s next %v, want %v", when, st.Name, st.Next, want[st.Name])
+			}
+		}
+	}
+	c.set(at(12, 0, 10))
+	check("at 12:00:10", map[string][]time.Time{"every": {at(12, 0, 30), at(12, 1, 0)}, "cron": {at(12, 10, 0), at(12, 20, 0)}})
+	c.set(at(12, 0, 30))
+	s.tick(context.Background(), at(12, 0, 30))
+	c.set(at(12, 0, 45))
+	check("at 12:00:45, after the fire", map[string][]time.Time{"every": {at(12, 1, 0), at(12, 1, 30)}, "cron": {at(12, 10, 0), at(12, 20, 0)}})
+}

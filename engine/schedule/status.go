@@ -81,6 +81,11 @@ func (s *Scheduler) Status(n int) ([]ScheduleStatus, []WindowStatus) {
 		if c := s.current; c != nil && c.schedule == scheds[i].Name {
 			scheds[i].Running = c.runID
 		}
+		// The fire times the loop keeps: an @every schedule fires a
+		// period after its last fire, not a period after now.
+		if next, ok := s.next[scheds[i].Name]; ok && n > 0 {
+			scheds[i].Next = append([]time.Time{next}, NextTimes(s.cfg.Schedules[i].Spec, next, n-1)...)
+		}
 	}
 	for i := range wins {
 		st, ok := s.windows[wins[i].Name]
