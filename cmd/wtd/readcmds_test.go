@@ -112,7 +112,7 @@ func TestShowRecordedRun(t *testing.T) {
 func TestRunsFilters(t *testing.T) {
 	fx := recordedRuns(t)
 	res := runCLI(t, nil, "runs", "--db", fx.db)
-	if res.code != 0 || !strings.Contains(res.stdout, "docs=2000 gb=0.25 seconds=1") || !strings.Contains(res.stdout, "TRIGGER") || !strings.Contains(res.stdout, "│ cli ") {
+	if res.code != 0 || !strings.Contains(res.stdout, "docs=2000 seconds=1 gb=0.25") || !strings.Contains(res.stdout, "TRIGGER") || !strings.Contains(res.stdout, "│ cli ") {
 		t.Errorf("runs:\n%s%s", res.stdout, res.stderr)
 	}
 	list := func(args ...string) []int64 {

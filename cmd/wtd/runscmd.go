@@ -65,8 +65,9 @@ RFC 3339 time).`,
 				t.SetOutputMirror(termWriter{env.Stdout})
 				t.SetStyle(table.StyleLight)
 				t.AppendHeader(table.Row{"id", "playbook", "params", "trigger", "start", "duration", "status", "reason"})
+				differ := differingParams(runs)
 				for _, r := range runs {
-					t.AppendRow(table.Row{r.ID, termLine(r.PlaybookPath), clip(termLine(engine.ParamsShort(r.Params)), 48), r.Trigger,
+					t.AppendRow(table.Row{r.ID, termLine(r.PlaybookPath), clip(termLine(paramsDifferingFirst(r.Params, differ)), 48), r.Trigger,
 						r.StartedAt.Local().Format("2006-01-02 15:04:05"), duration(r.StartedAt, r.EndedAt), r.Status, clip(termLine(r.Reason), 50)})
 				}
 				t.Render()
@@ -99,4 +100,42 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, fmt.Errorf("want a duration (36h, 7d) or a date (2026-11-30)")
+}
+
+// differingParams names the parameters whose values are not the same in
+// every one of runs (given in some only, or with other values).
+func differingParams(runs []store.Run) map[string]bool {
+	out := map[string]bool{}
+	seen := map[string]string{}
+	count := map[string]int{}
+	for _, r := range runs {
+		for k, v := range r.Params {
+			text := engine.ParamValue(v)
+			if prev, ok := seen[k]; ok && prev != text {
+				out[k] = true
+			}
+			seen[k] = text
+			count[k]++
+		}
+	}
+	for k, n := range count {
+		if n != len(runs) {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// paramsDifferingFirst is engine.ParamsShort with the parameters in differ
+// first, so that a cut list still shows what tells runs apart.
+func paramsDifferingFirst(params map[string]any, differ map[string]bool) string {
+	first, rest := map[string]any{}, map[string]any{}
+	for k, v := range params {
+		if differ[k] {
+			first[k] = v
+		} else {
+			rest[k] = v
+		}
+	}
+	return strings.TrimSpace(engine.ParamsShort(first) + " " + engine.ParamsShort(rest))
 }
