@@ -294,9 +294,10 @@ type lineLog struct {
 	level slog.Level
 	msg   string
 
-	mu  sync.Mutex
-	run int64
-	buf bytes.Buffer
+	mu    sync.Mutex
+	run   int64
+	buf   bytes.Buffer
+	table []string // the lines of a table being gathered
 }
 
 func (l *lineLog) setRun(id int64) {
@@ -329,12 +330,40 @@ func (l *lineLog) flush() {
 		l.emit(sc.Text())
 	}
 	l.buf.Reset()
+	l.endTable()
 }
 
 // emit logs one line, with URI passwords masked; l.mu is held.
+// The lines of a table the playbook printed (report.table: from its top
+// border to its bottom one) are logged as one entry, its line the whole
+// table.
 func (l *lineLog) emit(line string) {
-	if line == "" {
+	switch {
+	case strings.HasPrefix(line, "┌"):
+		l.endTable()
+		l.table = append(l.table, line)
+		return
+	case len(l.table) > 0:
+		l.table = append(l.table, line)
+		if strings.HasPrefix(line, "└") || len(l.table) >= maxTableLines {
+			l.endTable()
+		}
+		return
+	case line == "":
 		return
 	}
 	l.log.Log(context.Background(), l.level, l.msg, "run", l.run, "line", store.RedactURI(line))
+}
+
+// maxTableLines bounds the lines one log entry of a table holds.
+const maxTableLines = 1000
+
+// endTable logs the table being gathered, if any; l.mu is held.
+func (l *lineLog) endTable() {
+	if len(l.table) == 0 {
+		return
+	}
+	text := strings.Join(l.table, "\n")
+	l.table = l.table[:0]
+	l.log.Log(context.Background(), l.level, l.msg, "run", l.run, "line", store.RedactURI(text))
 }
