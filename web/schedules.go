@@ -79,8 +79,13 @@ func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request) {
 // schedules adds each schedule's last run and skips and each window's
 // recent transitions to the scheduler's status.
 func (s *Server) schedules(ctx context.Context) (SchedulesReply, error) {
-	st := s.opts.Store
-	reply := Views(s.opts.Scheduler.Status(nextFires))
+	return WithHistory(ctx, s.opts.Store, Views(s.opts.Scheduler.Status(nextFires)))
+}
+
+// WithHistory adds to reply what the results database st holds of its
+// schedules and windows: skips, the last run with its verdict, the recent
+// window transitions. wtd schedules uses it when the daemon is down.
+func WithHistory(ctx context.Context, st *store.Store, reply SchedulesReply) (SchedulesReply, error) {
 	skips, err := st.CountScheduleEvents(ctx, store.KindSchedule, "skip")
 	if err != nil {
 		return reply, err

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
+	"wtd/engine/store"
 
 	"github.com/spf13/cobra"
 
@@ -25,7 +27,8 @@ func newSchedulesCmd(env Env) *cobra.Command {
 cron spec, next fire, last run and skips, and each window with its next
 opening and state. It asks the running daemon at --api, else at the listen
 address of --config; when no daemon answers there, it prints what the config
-file alone says (next fire times, no history).`,
+file says (next fire times) with the history the config's results database
+holds (last runs, skips, window transitions).`,
 		Example: `  wtd schedules --config /etc/wtd/wtd.yaml
   wtd schedules --api http://127.0.0.1:7070 --json`,
 		Args: cobra.NoArgs,
@@ -85,8 +88,32 @@ func schedulesReply(ctx context.Context, env Env, api, config string) (web.Sched
 			return web.SchedulesReply{}, err
 		}
 	}
-	fmt.Fprintf(env.Stderr, "wtd: %v: showing the config alone (no history)\n", err)
-	return web.Views(schedule.Describe(*cfg, time.Now(), 5)), nil
+	reply = web.Views(schedule.Describe(*cfg, time.Now(), 5))
+	withHist, herr := historyOf(ctx, env, cfg, reply)
+	if herr != nil {
+		fmt.Fprintf(env.Stderr, "wtd: %v: showing the config alone (no history: %v)\n", err, herr)
+		return reply, nil
+	}
+	fmt.Fprintf(env.Stderr, "wtd: %v: showing the config and the history in the results database\n", err)
+	return withHist, nil
+}
+
+// historyOf adds the history the config's results database holds to
+// reply, when the database exists (it is not created for this).
+func historyOf(ctx context.Context, env Env, cfg *schedule.Config, reply web.SchedulesReply) (web.SchedulesReply, error) {
+	path, err := dbPath(cfg.DB, env.Getenv)
+	if err != nil {
+		return reply, err
+	}
+	if _, err := os.Stat(path); err != nil {
+		return reply, fmt.Errorf("no results database at %s", path)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return reply, err
+	}
+	defer st.Close(ctx)
+	return web.WithHistory(ctx, st, reply)
 }
 
 func fetchSchedules(ctx context.Context, api string) (web.SchedulesReply, error) {
