@@ -32,7 +32,8 @@ const (
 type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
-	// Terminal is true when stdout is a terminal (live progress).
+	// Terminal is true when stdout is a terminal with a width (live
+	// progress bars; else plain progress lines).
 	Terminal bool
 	// Host is the machine runs act on; nil means hostctl.NewHost().
 	Host *hostctl.Host

@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/mattn/go-isatty"
 )
 
 func main() {
@@ -23,7 +21,7 @@ func main() {
 		Stdout:   os.Stdout,
 		Stderr:   os.Stderr,
 		Getenv:   os.Getenv,
-		Terminal: isatty.IsTerminal(os.Stdout.Fd()),
+		Terminal: barsFit(os.Stdout),
 	}
 	code := run(ctx, os.Args[1:], env)
 	signal.Stop(signals)
