@@ -33,7 +33,6 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 	return m, s
 }
 
-
 // Progress bars are drawn on a terminal that reports a width; one of
 // width 0, and a file that is no terminal, get the plain lines.
 func TestBarsNeedATerminalWithAWidth(t *testing.T) {
