@@ -34,7 +34,8 @@ func TestServerBinarySearchOrder(t *testing.T) {
 	pathMongod := exe(filepath.Join(root, "pathmongod", "mongod"))
 	beside := filepath.Join(root, "bin", "minimongod")
 	pathMini := exe(filepath.Join(root, "pathmini", "minimongod"))
-	pb := writePlaybook(t, "log('x')\n")
+	// A playbook that names mongod.start, whose start is never reached.
+	pb := writePlaybook(t, "if false then mongod.start{} end\nlog('x')\n")
 
 	for _, tc := range []struct {
 		name   string
@@ -113,7 +114,8 @@ func TestSamplesMatch(t *testing.T) {
 // TestUsageErrors: bad flags and arguments exit 2 with a message naming
 // the problem, and record nothing.
 func TestUsageErrors(t *testing.T) {
-	pb := writePlaybook(t, "log('x')\n")
+	// A playbook that names mongod.start, whose start is never reached.
+	pb := writePlaybook(t, "if false then mongod.start{} end\nlog('x')\n")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -139,5 +141,31 @@ func TestUsageErrors(t *testing.T) {
 	openDB(t, db)
 	if res := runCLI(t, nil, "show", "--db", db, "first"); res.code != 2 || !strings.Contains(res.stderr, `run "first": want a run id, latest or latest:PLAYBOOK`) {
 		t.Errorf("show first: exit %d\n%s", res.code, res.stderr)
+	}
+}
+
+// wtd names the server binary mongod.start runs only for a playbook that
+// may start one: not for one that only connects to a running server.
+func TestServerBinaryNamedOnlyWhenItMayRun(t *testing.T) {
+	_, mm := binaries(t)
+	for _, c := range []struct {
+		text string
+		says bool
+	}{
+		{"log('x')\n", false},
+		{"local ok = pcall(mongod.connect, { uri = 'mongodb://127.0.0.1:1', timeout = 0.2 })\n", false},
+		{"if false then mongod.start{} end\n", true},
+		{"if false then mongod . start { } end\n", true},
+		{"if false then local f = mongod['st'..'art'] end\n", true},
+		{"if false then local g = _G end\n", true},
+	} {
+		pb := writePlaybook(t, c.text)
+		res := runCLI(t, nil, "run", "--db", filepath.Join(t.TempDir(), "wtd.db"), "--mongod", mm, pb)
+		if res.code != 0 {
+			t.Fatalf("%q: exit %d\n%s", c.text, res.code, res.stderr)
+		}
+		if says := strings.Contains(res.stderr, "wtd: mongod.start runs "+mm); says != c.says {
+			t.Errorf("%q: names the binary %v, want %v\n%s", c.text, says, c.says, res.stderr)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -198,9 +199,12 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	if err != nil {
 		return err
 	}
-	if bin != "" {
+	switch {
+	case !mayStartServers(pb.Source):
+		// Only mongod.connect or mongod.service: no binary is run.
+	case bin != "":
 		fmt.Fprintf(env.Stderr, "wtd: mongod.start runs %s (%s)\n", bin, how)
-	} else {
+	default:
 		fmt.Fprintln(env.Stderr, "wtd: no server binary found (no --mongod, $WTD_MONGOD, mongod or minimongod); mongod.start will fail, mongod.connect works")
 	}
 	state, err := stateDir(env.Getenv)
@@ -280,3 +284,12 @@ func takeLock(ctx context.Context, env Env, state string, holder hostctl.LockHol
 	}
 	return l, nil
 }
+
+// startsServer matches a playbook text that may call mongod.start: by
+// name, or through an index of the mongod table that the text does not
+// spell out.
+var startsServer = regexp.MustCompile(`\bmongod\s*(\.\s*start\b|\[)|\b_G\b|\b_ENV\b|\bgetfenv\b|\bload(string)?\s*\(`)
+
+// mayStartServers says whether the playbook text may start a server, so
+// that wtd names the binary mongod.start runs only when it may run one.
+func mayStartServers(src string) bool { return startsServer.MatchString(src) }
