@@ -87,7 +87,7 @@ type comparisonView struct {
 // steps slower or faster in ops/s, or that none is.
 type summaryLine struct{ Word, Text string }
 
-type rowView struct{ Step, Measure, A, B, Change, N, Evidence, Verdict string }
+type rowView struct{ Step, Measure, A, B, Change, N, Evidence, Verdict, VerdictText string }
 
 // WriteHTML renders the model; runs after the first are compared with it
 // using opt.
@@ -179,9 +179,10 @@ func viewComparison(r *compare.Result) comparisonView {
 	if r.Test == compare.TestBootstrap {
 		v.TestText = fmt.Sprintf("Bootstrap interval of the median's change at alpha %g on per-second values (ops/s, p99) or one value per round.", r.Alpha)
 	}
+	v.TestText += fmt.Sprintf(" A difference needs a change of at least %g%%.", 100*r.MinChange)
 	for _, s := range r.Steps {
 		for j, m := range s.Measures {
-			row := rowView{Measure: m.Measure, A: value(m.A), B: value(m.B), Verdict: m.Verdict}
+			row := rowView{Measure: m.Measure, A: compare.FormatValue(m.A), B: compare.FormatValue(m.B), Verdict: m.Verdict, VerdictText: m.VerdictText(r.MinChange)}
 			if j == 0 {
 				row.Step = s.Step
 			}
@@ -214,12 +215,6 @@ func ComparisonHTML(r *compare.Result) (template.HTML, error) {
 // Style is the reports' style sheet, for pages that show parts of them.
 func Style() template.CSS { return template.CSS(styleCSS) }
 
-func value(v *float64) string {
-	if v == nil {
-		return engine.Dash
-	}
-	return strconv.FormatFloat(*v, 'g', 4, 64)
-}
 
 // chartJSON writes the charts' data: per chart its id, unit, x label (""
 // for the time axis), the number of series, per run its x values, series labels and y values (null for a

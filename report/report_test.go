@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -178,9 +179,15 @@ func TestOverlayComparesRuns(t *testing.T) {
 	if err := m.WriteHTML(&b, compare.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"<h2>Run 2 compared with run 1</h2>", "Comparable: same playbook", "mixed, all rounds"} {
+	for _, want := range []string{"<h2>Run 2 compared with run 1</h2>", "Comparable: same playbook", "mixed, all rounds",
+		"A difference needs a change of at least 5%."} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("overlay lacks %q", want)
 		}
+	}
+	// The table's values are printed as wtd compare prints them, never
+	// in exponent form (1.085e+05).
+	if exp := regexp.MustCompile(`<td class="num">[-0-9.]+e[+-][0-9]+</td>`).FindString(b.String()); exp != "" {
+		t.Errorf("the comparison table prints %s", exp)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
 	"wtd/engine/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
@@ -162,22 +161,6 @@ func runLine(r compare.RunRef) string {
 	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, termLine(r.Playbook), r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
 }
 
-// fmtValue prints a measure with the precision its size calls for.
-func fmtValue(v *float64) string {
-	if v == nil {
-		return engine.Dash
-	}
-	switch a := math.Abs(*v); {
-	case a >= 100:
-		return fmt.Sprintf("%.0f", *v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", *v)
-	case a >= 0.1:
-		return fmt.Sprintf("%.3f", *v)
-	}
-	return fmt.Sprintf("%.4g", *v)
-}
-
 func printComparison(w io.Writer, r *compare.Result) {
 	fmt.Fprintf(w, "%s\n  compared with %s\n", runLine(r.B), runLine(r.A))
 	switch {
@@ -211,11 +194,8 @@ func printComparison(w io.Writer, r *compare.Result) {
 				step = s.Step
 			}
 			change, n, evidence := m.Cells()
-			verdict := m.Verdict
-			if m.Small {
-				verdict = fmt.Sprintf("%s (< %g%%)", verdict, 100*r.MinChange)
-			}
-			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, fmtValue(m.A), fmtValue(m.B), change, n, evidence, verdict})
+			verdict := m.VerdictText(r.MinChange)
+			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, compare.FormatValue(m.A), compare.FormatValue(m.B), change, n, evidence, verdict})
 		}
 	}
 	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}, {Number: 4, Align: text.AlignRight}, {Number: 5, Align: text.AlignRight}})

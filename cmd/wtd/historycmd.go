@@ -121,7 +121,7 @@ func printHistory(w io.Writer, h *compare.History) {
 		}
 		st := engine.Summarise(vals)
 		last := vals[len(vals)-1]
-		fmt.Fprintf(w, "  %d values: last %s, min %s, median %s, max %s\n", len(vals), fmtValue(&last), fmtValue(&st.Min), fmtValue(&st.Median), fmtValue(&st.Max))
+		fmt.Fprintf(w, "  %d values: last %s, min %s, median %s, max %s\n", len(vals), compare.FormatValue(&last), compare.FormatValue(&st.Min), compare.FormatValue(&st.Median), compare.FormatValue(&st.Max))
 		switch {
 		case s.Note != "":
 			fmt.Fprintf(w, "  %s\n", s.Note)
@@ -129,7 +129,7 @@ func printHistory(w io.Writer, h *compare.History) {
 			fmt.Fprintf(w, "  no change point\n")
 		}
 		for _, c := range s.Changes {
-			fmt.Fprintf(w, "  %s at run %d: %+.1f%% (%s -> %s, p %.2g)\n", c.Kind, c.Run, c.ChangePct, fmtValue(&c.Before), fmtValue(&c.After), c.P)
+			fmt.Fprintf(w, "  %s at run %d: %+.1f%% (%s -> %s, p %.2g)\n", c.Kind, c.Run, c.ChangePct, compare.FormatValue(&c.Before), compare.FormatValue(&c.After), c.P)
 		}
 	}
 }

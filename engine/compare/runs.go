@@ -467,6 +467,33 @@ func (r *Result) SlowerFaster() (slower, faster []string) {
 	return slower, faster
 }
 
+// FormatValue prints a measure's value with the precision its size calls
+// for (engine.Dash when it was not measured), as wtd compare and the
+// report show it: 108512 as "108512", not "1.085e+05".
+func FormatValue(v *float64) string {
+	if v == nil {
+		return engine.Dash
+	}
+	switch a := math.Abs(*v); {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", *v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", *v)
+	case a >= 0.1:
+		return fmt.Sprintf("%.3f", *v)
+	}
+	return fmt.Sprintf("%.4g", *v)
+}
+
+// VerdictText is the measure's verdict as a table shows it: "no
+// difference (< 5%)" for a significant change smaller than minChange.
+func (m MeasureRow) VerdictText(minChange float64) string {
+	if m.Small {
+		return fmt.Sprintf("%s (< %g%%)", m.Verdict, 100*minChange)
+	}
+	return m.Verdict
+}
+
 // Cells are a measure's change and evidence as wtd compare and the report
 // show them: the change in percent (engine.Dash when there is none), the
 // values a side ("NA/NB") and the test's p-value, confidence interval of

@@ -149,3 +149,17 @@ func TestCheckThreshold(t *testing.T) {
 		}
 	}
 }
+
+// Values print as wtd compare and the report show them, never in
+// exponent form for the sizes measures have.
+func TestFormatValue(t *testing.T) {
+	v := func(f float64) *float64 { return &f }
+	for _, c := range []struct {
+		v    *float64
+		want string
+	}{{nil, "–"}, {v(108512), "108512"}, {v(1.085e5), "108500"}, {v(12.345), "12.3"}, {v(0.5), "0.500"}, {v(0.00123), "0.00123"}, {v(0), "0"}} {
+		if got := FormatValue(c.v); got != c.want {
+			t.Errorf("FormatValue(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
