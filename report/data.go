@@ -325,6 +325,52 @@ func metricSeries(rec *record.Record, rc runColumns, mc metricChart) RunData {
 			break
 		}
 	}
+	return breakGaps(rd)
+}
+
+// breakGaps puts a gap (a point of NaNs) where samples are missing, e.g.
+// while a server restarted between two steps: more than three sampling
+// intervals (the median one) and a second apart. A line is then not drawn
+// across the time nothing was measured.
+func breakGaps(rd RunData) RunData {
+	if len(rd.X) < 3 {
+		return rd
+	}
+	dx := make([]float64, 0, len(rd.X)-1)
+	for i := 1; i < len(rd.X); i++ {
+		dx = append(dx, rd.X[i]-rd.X[i-1])
+	}
+	sorted := append([]float64(nil), dx...)
+	sort.Float64s(sorted)
+	interval := sorted[len(sorted)/2]
+	limit := math.Max(3*interval, interval+1)
+	gaps := 0
+	for _, d := range dx {
+		if d > limit {
+			gaps++
+		}
+	}
+	if gaps == 0 {
+		return rd
+	}
+	x := make([]float64, 0, len(rd.X)+gaps)
+	ys := make([][]float64, len(rd.Series))
+	for i := range rd.X {
+		if i > 0 && dx[i-1] > limit {
+			x = append(x, rd.X[i-1]+interval)
+			for k := range ys {
+				ys[k] = append(ys[k], math.NaN())
+			}
+		}
+		x = append(x, rd.X[i])
+		for k, s := range rd.Series {
+			ys[k] = append(ys[k], s.Y[i])
+		}
+	}
+	rd.X = x
+	for k := range rd.Series {
+		rd.Series[k].Y = ys[k]
+	}
 	return rd
 }
 

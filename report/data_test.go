@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -42,5 +43,28 @@ func TestStepSeriesKeepsTimeOrder(t *testing.T) {
 	}
 	if p99.Series[0].Y[0] != 0.5 {
 		t.Errorf("p99 %v ms", p99.Series[0].Y)
+	}
+}
+
+// A stretch without samples (a server restarting between two steps) is a
+// gap in the charts, not a line drawn across it; samples a little late
+// are not.
+func TestChartsBreakWhereSamplesAreMissing(t *testing.T) {
+	rd := RunData{X: []float64{0, 1, 2, 3.4, 4.4, 12, 13, 14}, Series: []Series{{Label: "a", Y: []float64{1, 2, 3, 4, 5, 6, 7, 8}}}}
+	got := breakGaps(rd)
+	wantX := []float64{0, 1, 2, 3.4, 4.4, 5.4, 12, 13, 14}
+	if len(got.X) != len(wantX) || len(got.Series[0].Y) != len(wantX) {
+		t.Fatalf("x %v y %v, want x %v", got.X, got.Series[0].Y, wantX)
+	}
+	for i := range wantX {
+		if math.Abs(got.X[i]-wantX[i]) > 1e-9 {
+			t.Errorf("x[%d] = %v, want %v", i, got.X[i], wantX[i])
+		}
+		if isGap := math.IsNaN(got.Series[0].Y[i]); isGap != (i == 5) {
+			t.Errorf("y[%d] = %v: gap %v, want %v", i, got.Series[0].Y[i], isGap, i == 5)
+		}
+	}
+	if even := breakGaps(RunData{X: []float64{0, 1, 2, 3}, Series: []Series{{Y: []float64{1, 1, 1, 1}}}}); len(even.X) != 4 {
+		t.Errorf("evenly sampled: %v", even.X)
 	}
 }

@@ -215,7 +215,6 @@ func ComparisonHTML(r *compare.Result) (template.HTML, error) {
 // Style is the reports' style sheet, for pages that show parts of them.
 func Style() template.CSS { return template.CSS(styleCSS) }
 
-
 // chartJSON writes the charts' data: per chart its id, unit, x label (""
 // for the time axis), the number of series, per run its x values, series labels and y values (null for a
 // gap), and the step bounds.
