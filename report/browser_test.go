@@ -90,3 +90,57 @@ func TestReportInBrowser(t *testing.T) {
 		})
 	}
 }
+
+// A table wider than the window says so above it (its scroll bar may be
+// hidden), and stops saying so when the window is wide enough.
+func TestWideTablesSaySo(t *testing.T) {
+	exe := testbrowser.Chromium(t)
+	ctx := context.Background()
+	allocCtx := testbrowser.Allocator(t, exe)
+	m, err := Load(ctx, recorded(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "wide.html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.WriteHTML(f, compare.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	bctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelTimeout()
+	count := `document.querySelectorAll("p.wide-note + pre.wide").length`
+	// How many of the page's tables overflow, and whether exactly those
+	// carry the note.
+	agree := `(function () { var n = 0, ok = true; document.querySelectorAll("pre, .scroll").forEach(function (el) {
+		var over = el.scrollWidth > el.clientWidth + 1, noted = !!(el.previousElementSibling && el.previousElementSibling.classList.contains("wide-note"));
+		if (over) n++; if (over !== noted) ok = false; }); return ok ? n : -1; })()`
+	var narrow, wide int
+	err = chromedp.Do(bctx, chromedp.EmulateViewport(420, 900), chromedp.Navigate("file://"+path), chromedp.WaitReady("body"))
+	if err == nil {
+		_, err = chromedp.Run(bctx, chromedp.Poll[bool]("window.wtdCharts && window.wtdCharts.length > 0", chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	if err == nil {
+		narrow, err = chromedp.Run(bctx, chromedp.Evaluate[int](count))
+	}
+	if err == nil {
+		err = chromedp.Do(bctx, chromedp.EmulateViewport(4000, 900))
+	}
+	if err == nil {
+		_, err = chromedp.Run(bctx, chromedp.Poll[bool](agree+" >= 0", chromedp.WithPollingTimeout(5*time.Second)))
+	}
+	if err == nil {
+		wide, err = chromedp.Run(bctx, chromedp.Evaluate[int](agree))
+	}
+	if err != nil {
+		t.Fatalf("browser: %v (narrow: %d notes)", err, narrow)
+	}
+	if narrow < 1 || wide < 0 || wide >= narrow {
+		t.Errorf("tables marked wide: %d in a 420 px window; in a 4000 px one %d overflowing (-1: the notes do not match them); want fewer", narrow, wide)
+	}
+}

@@ -70,4 +70,24 @@
     if (timed) u.setScale("x", { min: 0, max: data.seconds });
     window.wtdCharts.push({ id: c.id, series: u.series.length - 1, expected: c.series });
   });
+  // A table wider than the page scrolls sideways: say so above it, and
+  // shade its right edge, where a hidden scroll bar would give no cue.
+  function markWide() {
+    document.querySelectorAll("pre, .scroll").forEach(function (el) {
+      var wide = el.scrollWidth > el.clientWidth + 1;
+      var note = el.previousElementSibling;
+      var has = note && note.classList.contains("wide-note");
+      el.classList.toggle("wide", wide);
+      if (wide && !has) {
+        note = document.createElement("p");
+        note.className = "wide-note";
+        note.textContent = "Wider than the page: scroll sideways for the rest \u2192";
+        el.parentNode.insertBefore(note, el);
+      } else if (!wide && has) {
+        note.remove();
+      }
+    });
+  }
+  markWide();
+  window.addEventListener("resize", markWide);
 })();
