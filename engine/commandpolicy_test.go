@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // TestCommandWritesTellsReadsFromChanges: the commands m:command may send
@@ -285,7 +286,7 @@ func TestRestoreUnrestoredDropsAKilledRunsIndex(t *testing.T) {
 func TestPlaybookCommandOnAStartedServer(t *testing.T) {
 	ctx := context.Background()
 	r, st, _ := startTestRun(t, Config{MongodBinary: startTestServerBinary(t)})
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}

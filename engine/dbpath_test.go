@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"wtd/hostctl"
 )
 
 // newCheckRun starts a run whose servers never start: its binary does not
@@ -94,7 +96,7 @@ func TestStartServerRefusesPathArgsWithoutQuotingTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"-f", secret}, {"--config=" + secret}, {"--logpath", secret}, {"--keyFile", secret}} {
-		_, err := r.StartServer(context.Background(), ServerOptions{ExtraArgs: args})
+		_, err := r.StartServer(context.Background(), ServerOptions{Settings: hostctl.Settings{ExtraArgs: args}})
 		if err == nil || !strings.Contains(err.Error(), "is refused") {
 			t.Fatalf("StartServer(args %q) = %v, want a refusal", args, err)
 		}

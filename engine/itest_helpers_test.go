@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 	"wtd/internal/testbin"
 )
 
@@ -208,4 +209,9 @@ func deadOwnersRun(ctx context.Context, t *testing.T, st *store.Store) (id int64
 		t.Fatal(err)
 	}
 	return id, dead.Process.Pid
+}
+
+// changing is a restart's change to the values s holds.
+func changing(s hostctl.Settings) ServerChanges {
+	return ServerChanges{SettingsChange: hostctl.ChangeOf(s)}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // newBenchRun is newTestRun for benchmarks, with the sampler off.
@@ -35,7 +36,7 @@ func cacheMax(t *testing.T, s *Server) int64 {
 func TestRunRestartChangesCacheSize(t *testing.T) {
 	ctx := context.Background()
 	r, st, _ := newTestRun(t, 0)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +44,14 @@ func TestRunRestartChangesCacheSize(t *testing.T) {
 		t.Fatalf("cache at start = %d", got)
 	}
 	gb := 0.5
-	if err := s.Restart(ctx, ServerChanges{CacheSizeGB: &gb}); err != nil {
+	if err := s.Restart(ctx, changing(hostctl.Settings{CacheSizeGB: gb})); err != nil {
 		t.Fatal(err)
 	}
 	if got := cacheMax(t, s); got != 536870912 {
 		t.Errorf("cache after restart to 0.5 GB = %d, want 536870912", got)
 	}
 	bad := 0.1
-	err = s.Restart(ctx, ServerChanges{CacheSizeGB: &bad})
+	err = s.Restart(ctx, changing(hostctl.Settings{CacheSizeGB: bad}))
 	if err == nil || !strings.Contains(err.Error(), "0.25") {
 		t.Errorf("restart with cacheSizeGB 0.1: %v", err)
 	}
@@ -73,7 +74,7 @@ func TestRunRestartChangesCacheSize(t *testing.T) {
 func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 	ctx := context.Background()
 	r, st, _ := newTestRun(t, 100*time.Millisecond)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"wtd/hostctl"
 )
 
 func cpuTime() time.Duration {
@@ -21,7 +23,7 @@ func cpuTime() time.Duration {
 func BenchmarkSamplerCPU(b *testing.B) {
 	ctx := context.Background()
 	r, st, _ := newBenchRun(b)
-	if _, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25}); err != nil {
+	if _, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}}); err != nil {
 		b.Fatal(err)
 	}
 	r.sampler.sampleOnce()
@@ -45,7 +47,7 @@ func BenchmarkSamplerCPU(b *testing.B) {
 func BenchmarkWorkloadWithSampler(b *testing.B) {
 	ctx := context.Background()
 	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/hostctl"
 	"wtd/internal/fakemongod"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestSamplingGoesOnAcrossARestart(t *testing.T) {
 	ctx := context.Background()
 	r, st, log := newTestRun(t, 50*time.Millisecond)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestSamplingGoesOnAcrossARestart(t *testing.T) {
 	pollUntil(t, 30*time.Second, "3 samples of the 0.25 GB server", func() bool { return samplesOf(268435456, true, time.Now()) >= 3 })
 	firstPID := s.PID()
 	gb := 0.5
-	if err := s.Restart(ctx, ServerChanges{CacheSizeGB: &gb}); err != nil {
+	if err := s.Restart(ctx, changing(hostctl.Settings{CacheSizeGB: gb})); err != nil {
 		t.Fatal(err)
 	}
 	restarted := time.Now()

@@ -23,28 +23,21 @@ func orUnknown(s string) string {
 	return s
 }
 
-// ServerOptions are the settings of a server a run starts (mongod.start).
+// ServerOptions are where a run starts a server and the settings it
+// starts it with (mongod.start).
 type ServerOptions struct {
 	// DBPath is the data directory; empty means a fresh one in the run's
 	// directory.
 	DBPath string
 	// Port 0 picks a free loopback port.
-	Port         int
-	CacheSizeGB  float64
-	EngineConfig string
-	SyncDelay    float64
-	// SetParameters are passed as --setParameter name=value.
-	SetParameters map[string]string
-	ExtraArgs     []string
+	Port int
+	hostctl.Settings
 }
 
-// ServerChanges are the settings a restart changes; nil fields keep theirs.
+// ServerChanges are the settings a restart changes (see
+// hostctl.SettingsChange: the options not given keep theirs).
 type ServerChanges struct {
-	CacheSizeGB   *float64
-	EngineConfig  *string
-	SyncDelay     *float64
-	SetParameters map[string]string // merged into the current ones
-	ExtraArgs     []string          // replace the current ones when non-nil
+	hostctl.SettingsChange
 	// Keep leaves a service's config change in place after the run
 	// (keep = true); it is recorded as kept.
 	Keep bool
@@ -78,8 +71,7 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 	name := fmt.Sprintf("m%d", len(r.servers)+1)
 	r.mu.Unlock()
 	spec := hostctl.ServerSpec{Binary: r.cfg.MongodBinary, DBPath: opts.DBPath, Port: opts.Port, BindIP: hostctl.DefaultBindIP,
-		CacheSizeGB: opts.CacheSizeGB, EngineConfig: opts.EngineConfig, SyncDelay: opts.SyncDelay,
-		SetParameters: opts.SetParameters, ExtraArgs: opts.ExtraArgs}
+		Settings: opts.Settings}
 	if spec.DBPath == "" {
 		spec.DBPath = r.dir + "/" + name + "-db"
 	} else if dbpath, err := r.checkDBPath(spec.DBPath); err != nil {
@@ -177,28 +169,7 @@ func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
 		return ErrAttached
 	}
 	spec := s.hs.Spec()
-	if ch.CacheSizeGB != nil {
-		spec.CacheSizeGB = *ch.CacheSizeGB
-	}
-	if ch.EngineConfig != nil {
-		spec.EngineConfig = *ch.EngineConfig
-	}
-	if ch.SyncDelay != nil {
-		spec.SyncDelay = *ch.SyncDelay
-	}
-	if ch.SetParameters != nil {
-		merged := map[string]string{}
-		for k, v := range spec.SetParameters {
-			merged[k] = v
-		}
-		for k, v := range ch.SetParameters {
-			merged[k] = v
-		}
-		spec.SetParameters = merged
-	}
-	if ch.ExtraArgs != nil {
-		spec.ExtraArgs = ch.ExtraArgs
-	}
+	spec.Settings = ch.Apply(spec.Settings)
 	if err := spec.Validate(); err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}

@@ -109,7 +109,7 @@ func (s *Server) Service() bool { return s.svc != nil }
 // error carries its journal or log lines.
 func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	r, svc := s.run, s.svc
-	if ch.ExtraArgs != nil {
+	if ch.Gives(hostctl.OptionArgs) {
 		return fmt.Errorf("restart %s: args cannot be given to a service (its command line is the unit's)", s.Name)
 	}
 	edits := editsFor(ch)
@@ -128,9 +128,9 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}
-	spec, err := configSettings(next)
+	settings, err := configSettings(next)
 	if err == nil {
-		err = spec.ValidateSettings()
+		err = settings.Check()
 	}
 	if err != nil {
 		return fmt.Errorf("restart %s: the new config: %w", s.Name, err)
@@ -253,19 +253,17 @@ func serverPID(ctx context.Context, client *mongo.Client) int64 {
 	return -1
 }
 
-// inForce words what the server says is in force: the config options it
-// parsed (getCmdLineOpts) and the cache's size (serverStatus).
+// inForce words what the server says is in force: the options it parsed
+// (getCmdLineOpts) at the config keys of the knobs' options, and the
+// cache's size (serverStatus).
 func (s *Server) inForce(ctx context.Context) string {
 	var parts []string
 	if raw, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}); err == nil {
-		if v, err := raw.LookupErr("parsed", "storage", "wiredTiger", "engineConfig"); err == nil {
-			parts = append(parts, "engineConfig "+v.String())
-		}
-		if v, err := raw.LookupErr("parsed", "storage", "syncPeriodSecs"); err == nil {
-			parts = append(parts, "syncPeriodSecs "+v.String())
-		}
-		if v, err := raw.LookupErr("parsed", "setParameter"); err == nil {
-			parts = append(parts, "setParameter "+v.String())
+		for _, option := range hostctl.SettingOptions() {
+			key := hostctl.OptionConfigKey(option)
+			if v, err := raw.LookupErr(append([]string{"parsed"}, strings.Split(key, ".")...)...); err == nil {
+				parts = append(parts, key+" "+v.String())
+			}
 		}
 	}
 	if raw, err := s.ServerStatus(ctx); err == nil {

@@ -15,6 +15,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 	"wtd/internal/testbin"
 	"wtd/internal/testsvc"
 )
@@ -38,7 +39,7 @@ func TestServiceRestartEditsTheConfigAndTheRunPutsItBack(t *testing.T) {
 		t.Fatalf("cache before = %.0f, want %.0f", got, testsvc.GB(0.5))
 	}
 	cache := 0.25
-	if err := s.Restart(ctx, ServerChanges{CacheSizeGB: &cache, SetParameters: map[string]string{"ttlMonitorSleepSecs": "30"}}); err != nil {
+	if err := s.Restart(ctx, changing(hostctl.Settings{CacheSizeGB: cache, SetParameters: map[string]string{"ttlMonitorSleepSecs": "30"}})); err != nil {
 		t.Fatalf("restart: %v\nlog:\n%s", err, svc.Log())
 	}
 	edited := svc.ConfigNow(t)

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine/store"
+	"wtd/hostctl"
 )
 
 // StepSpec names a recorded step. Server is the server whose settings and
@@ -277,18 +279,49 @@ func (r *Run) CurrentStep() string {
 }
 
 // Settings are the server settings in force, from getCmdLineOpts and
-// getParameter.
+// getParameter: the knobs (hostctl.Settings, by their options' names) as
+// the server parsed them, the cache's size and what the server says.
 type Settings struct {
-	CacheSizeGB   float64        `json:"cache_size_gb,omitempty"`
+	hostctl.Settings
 	CacheMaxBytes int64          `json:"cache_max_bytes,omitempty"`
-	EngineConfig  string         `json:"engine_config,omitempty"`
-	SyncDelay     float64        `json:"syncdelay,omitempty"`
 	Argv          []string       `json:"argv,omitempty"`
 	Parsed        any            `json:"parsed,omitempty"`
 	Parameters    map[string]any `json:"parameters,omitempty"`
 }
 
-// Settings reads the settings in force from the server itself.
+// UnmarshalJSON reads a step's recorded settings, those recorded before
+// the knobs took their options' names too ("cache_size_gb",
+// "engine_config", "sync_delay").
+func (st *Settings) UnmarshalJSON(b []byte) error {
+	type plain Settings
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var old struct {
+		CacheSizeGB  *float64 `json:"cache_size_gb"`
+		EngineConfig *string  `json:"engine_config"`
+		SyncDelay    *float64 `json:"sync_delay"`
+	}
+	if err := json.Unmarshal(b, &old); err == nil {
+		if old.CacheSizeGB != nil && p.CacheSizeGB == 0 {
+			p.CacheSizeGB = *old.CacheSizeGB
+		}
+		if old.EngineConfig != nil && p.EngineConfig == "" {
+			p.EngineConfig = *old.EngineConfig
+		}
+		if old.SyncDelay != nil && p.SyncDelay == 0 {
+			p.SyncDelay = *old.SyncDelay
+		}
+	}
+	*st = Settings(p)
+	return nil
+}
+
+// Settings reads the settings in force from the server itself: the knobs
+// where the table says to read them (getCmdLineOpts' parsed options, at
+// their config keys), every parameter (getParameter) and the cache's size
+// (serverStatus).
 func (s *Server) Settings(ctx context.Context) (Settings, error) {
 	var st Settings
 	opts, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}})
@@ -300,15 +333,8 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 	}
 	if v, err := opts.LookupErr("parsed"); err == nil {
 		st.Parsed = jsonable(v)
-		if gb, err := v.Document().LookupErr(strings.Split(keyCacheSizeGB, ".")...); err == nil {
-			st.CacheSizeGB, _ = gb.AsFloat64OK()
-		}
-		if cs, err := v.Document().LookupErr(strings.Split(keyConfigString, ".")...); err == nil {
-			st.EngineConfig, _ = cs.StringValueOK()
-		}
-		if sd, err := v.Document().LookupErr(strings.Split(keySyncPeriod, ".")...); err == nil {
-			st.SyncDelay, _ = sd.AsFloat64OK()
-		}
+		doc, _ := v.DocumentOK()
+		st.Settings, _ = hostctl.ReadSettings(func(key string) (string, bool) { return scalarAt(doc, key) }, nil)
 	}
 	if params, err := s.Command(ctx, bson.D{{Key: "getParameter", Value: "*"}}); err == nil {
 		st.Parameters = map[string]any{}
@@ -325,6 +351,18 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 		}
 	}
 	return st, nil
+}
+
+// scalarAt is the text of the number or string at a dotted key of doc.
+func scalarAt(doc bson.Raw, key string) (string, bool) {
+	v, err := doc.LookupErr(strings.Split(key, ".")...)
+	if err != nil {
+		return "", false
+	}
+	if f, ok := v.AsFloat64OK(); ok {
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	return v.StringValueOK()
 }
 
 // jsonable converts a BSON value to plain values that encode as JSON.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,18 +15,13 @@ import (
 	"wtd/hostctl"
 )
 
-// Keys of mongod's YAML config file that m:restart on a service changes,
-// from the table of knobs.
+// Keys of mongod's YAML config file wtd reads, from the table of knobs.
 var (
-	keyCacheSizeGB  = hostctl.MustKnob("cacheSizeGB").ConfigKey
-	keyConfigString = hostctl.MustKnob("eviction_target").ConfigKey
-	keySyncPeriod   = hostctl.MustKnob("syncdelay").ConfigKey
+	keyConfigString = hostctl.OptionConfigKey("engineConfig")
+	keySetParameter = hostctl.OptionConfigKey("setParameter")
 )
 
-const (
-	keySetParameter = "setParameter"
-	keyLogPath      = "systemLog.path"
-)
+const keyLogPath = "systemLog.path"
 
 // configEdit sets one key of a YAML config file: Key is dotted
 // ("storage.syncPeriodSecs"), Value the scalar's text and Tag its YAML
@@ -38,26 +32,19 @@ type configEdit struct {
 	Tag   string `json:"tag"`
 }
 
-// editsFor turns a restart's changes into config edits, in a fixed order.
+// editsFor turns a restart's changes into config edits, in the order of
+// the table of knobs (hostctl.SettingsChange.ConfigEntries).
 func editsFor(ch ServerChanges) []configEdit {
 	var out []configEdit
-	if ch.CacheSizeGB != nil {
-		out = append(out, configEdit{Key: keyCacheSizeGB, Value: formatG(*ch.CacheSizeGB), Tag: "!!float"})
-	}
-	if ch.EngineConfig != nil {
-		out = append(out, configEdit{Key: keyConfigString, Value: *ch.EngineConfig, Tag: "!!str"})
-	}
-	if ch.SyncDelay != nil {
-		out = append(out, configEdit{Key: keySyncPeriod, Value: formatG(*ch.SyncDelay), Tag: "!!float"})
-	}
-	names := make([]string, 0, len(ch.SetParameters))
-	for n := range ch.SetParameters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		v := ch.SetParameters[n]
-		out = append(out, configEdit{Key: keySetParameter + "." + n, Value: v, Tag: scalarTag(v)})
+	for _, e := range ch.ConfigEntries() {
+		switch e.Type {
+		case hostctl.KnobFloat:
+			out = append(out, configEdit{Key: e.Key, Value: formatG(e.Number), Tag: "!!float"})
+		case hostctl.KnobString:
+			out = append(out, configEdit{Key: e.Key, Value: e.Text, Tag: "!!str"})
+		default:
+			out = append(out, configEdit{Key: e.Key, Value: e.Text, Tag: scalarTag(e.Text)})
+		}
 	}
 	return out
 }
@@ -199,39 +186,35 @@ func configValue(root *yaml.Node, key string) string {
 }
 
 // configSettings reads the tuning settings of a config file, for wtd's
-// settings checks (hostctl.ServerSpec.ValidateSettings).
-func configSettings(data []byte) (hostctl.ServerSpec, error) {
+// settings checks (hostctl.Settings.Check).
+func configSettings(data []byte) (hostctl.Settings, error) {
 	root, err := parseConfig(data)
 	if err != nil {
-		return hostctl.ServerSpec{}, err
+		return hostctl.Settings{}, err
 	}
-	var spec hostctl.ServerSpec
-	var errs []error
-	num := func(key string) float64 {
+	return hostctl.ReadSettings(func(key string) (string, bool) {
 		v := configValue(root, key)
-		if v == "" {
-			return 0
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %q: not a number", key, v))
-		}
-		return f
-	}
-	spec.CacheSizeGB = num(keyCacheSizeGB)
-	spec.SyncDelay = num(keySyncPeriod)
-	spec.EngineConfig = configValue(root, keyConfigString)
+		return v, v != ""
+	}, func(key string) map[string]string {
+		return configMap(root, key)
+	})
+}
+
+// configMap returns the scalars of the map at a top-level key, nil when
+// there is no map there.
+func configMap(root *yaml.Node, key string) map[string]string {
+	var out map[string]string
 	m := root.Content[0]
 	for j := 0; j+1 < len(m.Content); j += 2 {
-		if m.Content[j].Value == keySetParameter && m.Content[j+1].Kind == yaml.MappingNode {
+		if m.Content[j].Value == key && m.Content[j+1].Kind == yaml.MappingNode {
 			sp := m.Content[j+1]
-			spec.SetParameters = map[string]string{}
+			out = map[string]string{}
 			for k := 0; k+1 < len(sp.Content); k += 2 {
-				spec.SetParameters[sp.Content[k].Value] = sp.Content[k+1].Value
+				out[sp.Content[k].Value] = sp.Content[k+1].Value
 			}
 		}
 	}
-	return spec, errors.Join(errs...)
+	return out
 }
 
 // fileOwner is a file's mode and owner, kept across a rewrite.

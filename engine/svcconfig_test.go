@@ -5,14 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"wtd/hostctl"
 )
 
 func TestEditConfigKeepsOtherKeysAndComments(t *testing.T) {
 	in := "# mongod.conf\n\nsystemLog:\n    destination: file # where\n    path: '/var/log/mongodb/mongod.log'\n\n# storage\nstorage:\n    dbPath: \"/data\"\n    journal: {enabled: true}\nnet: {port: 27017, bindIp: 127.0.0.1}\nsetParameter:\n    ttlMonitorSleepSecs: 60\n"
 	c, sd := 0.25, 25.0
 	ec := "eviction_target=75"
-	out, err := editConfig([]byte(in), editsFor(ServerChanges{CacheSizeGB: &c, SyncDelay: &sd, EngineConfig: &ec,
-		SetParameters: map[string]string{"ttlMonitorSleepSecs": "30", "x": "true"}}))
+	out, err := editConfig([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: c, SyncDelay: sd, EngineConfig: ec,
+		SetParameters: map[string]string{"ttlMonitorSleepSecs": "30", "x": "true"}})))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +32,8 @@ func TestEditConfigKeepsOtherKeysAndComments(t *testing.T) {
 		t.Errorf("settings read back: %+v, %v", spec, err)
 	}
 	bad := 0.1
-	out, _ = editConfig([]byte(in), editsFor(ServerChanges{CacheSizeGB: &bad}))
-	if spec, _ := configSettings(out); spec.ValidateSettings() == nil {
+	out, _ = editConfig([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: bad})))
+	if spec, _ := configSettings(out); spec.Check() == nil {
 		t.Error("cacheSizeGB 0.1 passed the settings checks")
 	}
 	if _, err := editConfig([]byte("port = 27017\n"), nil); err == nil {

@@ -13,6 +13,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"wtd/hostctl"
 )
 
 const (
@@ -113,7 +115,7 @@ func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 func benchLoadedServer(b *testing.B) *Server {
 	ctx := context.Background()
 	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		b.Fatal(err)
 	}

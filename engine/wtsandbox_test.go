@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/hostctl"
 )
 
 // emptyDir fails the test when dir holds anything: a server that read a
@@ -57,26 +59,26 @@ func TestWiredTigerStringsThatNameFilesStartNoServer(t *testing.T) {
 		opts ServerOptions
 		want string
 	}{
-		{"quoted extensions", ServerOptions{EngineConfig: `"extensions"=["` + so + `"]`},
+		{"quoted extensions", ServerOptions{Settings: hostctl.Settings{EngineConfig: `"extensions"=["` + so + `"]`}},
 			`engineConfig: the WiredTiger key "extensions" is refused`},
-		{"quoted log path", ServerOptions{EngineConfig: `log=(enabled=true,"path"="` + logDir + `",file_max=100KB,prealloc=false)`},
+		{"quoted log path", ServerOptions{Settings: hostctl.Settings{EngineConfig: `log=(enabled=true,"path"="` + logDir + `",file_max=100KB,prealloc=false)`}},
 			`engineConfig: the WiredTiger key "log.path" is refused`},
-		{"statistics path", ServerOptions{EngineConfig: `statistics=(fast),statistics_log=(wait=1,"path"="` + statDir + `")`},
+		{"statistics path", ServerOptions{Settings: hostctl.Settings{EngineConfig: `statistics=(fast),statistics_log=(wait=1,"path"="` + statDir + `")`}},
 			`engineConfig: the WiredTiger key "statistics_log.path" is refused`},
-		{"startup runtime config", ServerOptions{SetParameters: map[string]string{
-			"wiredTigerEngineRuntimeConfig": `statistics=(fast),statistics_log=(wait=1,path="` + statDir + `")`}},
+		{"startup runtime config", ServerOptions{Settings: hostctl.Settings{SetParameters: map[string]string{
+			"wiredTigerEngineRuntimeConfig": `statistics=(fast),statistics_log=(wait=1,path="` + statDir + `")`}}},
 			`setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "statistics_log.path" is refused`},
-		{"runtime config in args", ServerOptions{ExtraArgs: []string{"--setParameter",
-			`wiredTigerEngineRuntimeConfig=log=(enabled=true,"path"="` + logDir + `",file_max=100KB,prealloc=false)`}},
+		{"runtime config in args", ServerOptions{Settings: hostctl.Settings{ExtraArgs: []string{"--setParameter",
+			`wiredTigerEngineRuntimeConfig=log=(enabled=true,"path"="` + logDir + `",file_max=100KB,prealloc=false)`}}},
 			`args[2] --setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "log.path" is refused`},
-		{"collection string in args", ServerOptions{ExtraArgs: []string{"--wiredTigerCollectionConfigString", `type="file:` + statDir + `/c"`}},
+		{"collection string in args", ServerOptions{Settings: hostctl.Settings{ExtraArgs: []string{"--wiredTigerCollectionConfigString", `type="file:` + statDir + `/c"`}}},
 			`args[2] --wiredTigerCollectionConfigString: the WiredTiger key "type" is refused`},
-		{"ftdc directory", ServerOptions{SetParameters: map[string]string{"diagnosticDataCollectionDirectoryPath": statDir}},
+		{"ftdc directory", ServerOptions{Settings: hostctl.Settings{SetParameters: map[string]string{"diagnosticDataCollectionDirectoryPath": statDir}}},
 			"setParameter diagnosticDataCollectionDirectoryPath is refused"},
-		{"free monitoring", ServerOptions{ExtraArgs: []string{"--enableFreeMonitoring", "on"}}, "args[1] --enableFreeMonitoring is refused"},
-		{"free monitoring endpoint", ServerOptions{SetParameters: map[string]string{"cloudFreeMonitoringEndpointURL": "http://10.1.2.3/"}},
+		{"free monitoring", ServerOptions{Settings: hostctl.Settings{ExtraArgs: []string{"--enableFreeMonitoring", "on"}}}, "args[1] --enableFreeMonitoring is refused"},
+		{"free monitoring endpoint", ServerOptions{Settings: hostctl.Settings{SetParameters: map[string]string{"cloudFreeMonitoringEndpointURL": "http://10.1.2.3/"}}},
 			"setParameter cloudFreeMonitoringEndpointURL is refused"},
-		{"ldap", ServerOptions{SetParameters: map[string]string{"ldapServers": "10.1.2.3"}}, "setParameter ldapServers is refused"},
+		{"ldap", ServerOptions{Settings: hostctl.Settings{SetParameters: map[string]string{"ldapServers": "10.1.2.3"}}}, "setParameter ldapServers is refused"},
 	} {
 		_, err := r.StartServer(ctx, tt.opts)
 		refusedQuietly(t, "StartServer "+tt.name, err, tt.want, logDir, statDir)
@@ -93,7 +95,7 @@ func TestWiredTigerStringsThatNameFilesNeverReachARunningServer(t *testing.T) {
 	r, _, _ := newTestRun(t, 0)
 	logDir, statDir := t.TempDir(), t.TempDir()
 	so := writeNotALibrary(t, r)
-	s, err := r.StartServer(ctx, ServerOptions{CacheSizeGB: 0.25})
+	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +126,8 @@ func TestWiredTigerStringsThatNameFilesNeverReachARunningServer(t *testing.T) {
 		refusedQuietly(t, "CommandDB "+tt.cmd[0].Key, err, tt.want, statDir)
 	}
 	engineConfig := `log=(enabled=true,"path"="` + logDir + `",file_max=100KB,prealloc=false)`
-	refusedQuietly(t, "Restart", s.Restart(ctx, ServerChanges{EngineConfig: &engineConfig}), `engineConfig: the WiredTiger key "log.path" is refused`, logDir)
-	refusedQuietly(t, "Restart", s.Restart(ctx, ServerChanges{SetParameters: map[string]string{"wiredTigerEngineRuntimeConfig": runtime}}),
+	refusedQuietly(t, "Restart", s.Restart(ctx, changing(hostctl.Settings{EngineConfig: engineConfig})), `engineConfig: the WiredTiger key "log.path" is refused`, logDir)
+	refusedQuietly(t, "Restart", s.Restart(ctx, changing(hostctl.Settings{SetParameters: map[string]string{"wiredTigerEngineRuntimeConfig": runtime}})),
 		`setParameter wiredTigerEngineRuntimeConfig: the WiredTiger key "operation_tracking.path" is refused`, statDir)
 
 	// The server answers, as the same process, and takes what is allowed.

@@ -40,7 +40,7 @@ func startMinimongod(t *testing.T, cacheGB float64) *Server {
 	bin := minimongodBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s, err := Start(ctx, ServerSpec{Binary: bin, DBPath: filepath.Join(t.TempDir(), "db"), CacheSizeGB: cacheGB}, StartOptions{})
+	s, err := Start(ctx, ServerSpec{Binary: bin, DBPath: filepath.Join(t.TempDir(), "db"), Settings: Settings{CacheSizeGB: cacheGB}}, StartOptions{})
 	if err != nil {
 		t.Fatalf("start minimongod: %v", err)
 	}
@@ -112,13 +112,13 @@ func TestIntegrationRestartCacheSize(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	// A bad setting is refused before the running server is touched.
-	if err := s.Restart(ctx, ServerSpec{CacheSizeGB: 0.1}); err == nil {
+	if err := s.Restart(ctx, ServerSpec{Settings: Settings{CacheSizeGB: 0.1}}); err == nil {
 		t.Fatal("Restart accepted cacheSizeGB 0.1")
 	}
 	if s.PID() != oldPID || s.ExitErr() != nil {
 		t.Fatal("a refused Restart changed the server")
 	}
-	if err := s.Restart(ctx, ServerSpec{CacheSizeGB: 0.25}); err != nil {
+	if err := s.Restart(ctx, ServerSpec{Settings: Settings{CacheSizeGB: 0.25}}); err != nil {
 		t.Fatalf("restart: %v", err)
 	}
 	if s.PID() == oldPID || s.Port() != port {

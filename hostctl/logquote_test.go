@@ -53,8 +53,8 @@ func TestStartFailureQuotesTheLastErrorLine(t *testing.T) {
 	bin := minimongodBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	_, err := Start(ctx, ServerSpec{Binary: bin, DBPath: filepath.Join(t.TempDir(), "db"), CacheSizeGB: 0.25,
-		EngineConfig: "bogus_key=1"}, StartOptions{})
+	_, err := Start(ctx, ServerSpec{Binary: bin, DBPath: filepath.Join(t.TempDir(), "db"),
+		Settings: Settings{CacheSizeGB: 0.25, EngineConfig: "bogus_key=1"}}, StartOptions{})
 	if err == nil {
 		t.Fatal("a server with a bad WiredTiger setting started")
 	}

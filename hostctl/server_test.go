@@ -128,7 +128,7 @@ func TestStartCancelledLeavesNoProcess(t *testing.T) {
 
 func TestStartRejectsBadSettings(t *testing.T) {
 	dir := t.TempDir()
-	spec := ServerSpec{Binary: hangingScript(t, dir), DBPath: filepath.Join(dir, "db"), CacheSizeGB: 0.1}
+	spec := ServerSpec{Binary: hangingScript(t, dir), DBPath: filepath.Join(dir, "db"), Settings: Settings{CacheSizeGB: 0.1}}
 	_, err := Start(context.Background(), spec, StartOptions{})
 	if err == nil || !strings.Contains(err.Error(), "must be greater than or equal to 0.25") {
 		t.Fatalf("err = %v, want the cacheSizeGB bound", err)

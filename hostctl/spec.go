@@ -27,18 +27,9 @@ type ServerSpec struct {
 	// BindIP is a comma-separated list of loopback addresses; empty means
 	// 127.0.0.1.
 	BindIP string `json:"bind_ip,omitempty"`
-	// CacheSizeGB is --wiredTigerCacheSizeGB; 0 keeps the server default.
-	CacheSizeGB float64 `json:"cache_size_gb,omitempty"`
-	// EngineConfig is --wiredTigerEngineConfigString, e.g.
-	// "eviction_target=60,eviction_trigger=80".
-	EngineConfig string `json:"engine_config,omitempty"`
-	// SyncDelay is --syncdelay in seconds (the checkpoint interval); 0
-	// keeps the default.
-	SyncDelay float64 `json:"syncdelay,omitempty"`
-	// SetParameters become repeated --setParameter name=value, by name.
-	SetParameters map[string]string `json:"set_parameters,omitempty"`
-	// ExtraArgs are appended as they are.
-	ExtraArgs []string `json:"extra_args,omitempty"`
+	// Settings are the knobs the server is given (flags, parameters,
+	// args).
+	Settings
 	// LogPath receives the server's stdout and stderr; empty means
 	// <DBPath>/mongod.log.
 	LogPath string `json:"log_path,omitempty"`
@@ -66,19 +57,7 @@ func (s ServerSpec) Args() []string {
 		"--bind_ip", s.bindIP(),
 		"--dbpath", s.DBPath,
 	}
-	if s.CacheSizeGB != 0 {
-		args = append(args, "--"+MustKnob("cacheSizeGB").Flag, formatFloat(s.CacheSizeGB))
-	}
-	if s.EngineConfig != "" {
-		args = append(args, "--"+MustKnob("eviction_target").Flag, s.EngineConfig)
-	}
-	if s.SyncDelay != 0 {
-		args = append(args, "--"+MustKnob("syncdelay").Flag, formatFloat(s.SyncDelay))
-	}
-	for _, n := range sortedKeys(s.SetParameters) {
-		args = append(args, "--setParameter", n+"="+s.SetParameters[n])
-	}
-	return append(args, s.ExtraArgs...)
+	return append(args, s.Flags()...)
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -117,50 +96,9 @@ func (s ServerSpec) Validate() error {
 			bad("bind_ip %q: %w", s.BindIP, err)
 		}
 	}
-	errs = append(errs, s.settingsErrors()...)
-	if err := CheckArgs(s.ExtraArgs); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, s.Settings.errors()...)
 	if len(errs) > 0 {
 		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))
 	}
 	return nil
-}
-
-// ValidateSettings checks only the tuning settings (cacheSizeGB,
-// syncdelay, setParameter names and values, engineConfig), as Validate does: for a
-// server wtd does not start itself (a service's config file).
-func (s ServerSpec) ValidateSettings() error {
-	if errs := s.settingsErrors(); len(errs) > 0 {
-		return fmt.Errorf("validate mongod settings: %w", errors.Join(errs...))
-	}
-	return nil
-}
-
-func (s ServerSpec) settingsErrors() []error {
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf(format, a...))
-	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"cacheSizeGB", s.CacheSizeGB}, {"syncdelay", s.SyncDelay}} {
-		if err := MustKnob(c.name).Check(c.v); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	for _, n := range sortedKeys(s.SetParameters) {
-		if n == "" || strings.ContainsAny(n, "= ") {
-			bad("setParameter %q: a parameter name has no '=' or spaces", n)
-		} else if err := CheckParameter(n, s.SetParameters[n]); err != nil {
-			bad("setParameter %w", err)
-		}
-	}
-	if err := CheckWTConfig(s.EngineConfig); err != nil {
-		bad("engineConfig: %w", err)
-	} else if err := CheckWTKnobs(s.EngineConfig); err != nil {
-		bad("engineConfig: %w", err)
-	}
-	return errs
 }

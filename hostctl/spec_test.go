@@ -22,9 +22,11 @@ func TestServerSpecArgs(t *testing.T) {
 			name: "every knob",
 			spec: ServerSpec{
 				Binary: "mongod", DBPath: "/tmp/db", Port: 9900, BindIP: "127.0.0.1,::1",
-				CacheSizeGB: 0.25, EngineConfig: "eviction_target=60,eviction_trigger=80", SyncDelay: 30,
-				SetParameters: map[string]string{"wiredTigerConcurrentWriteTransactions": "64", "wiredTigerConcurrentReadTransactions": "128"},
-				ExtraArgs:     []string{"--nojournal"},
+				Settings: Settings{
+					CacheSizeGB: 0.25, EngineConfig: "eviction_target=60,eviction_trigger=80", SyncDelay: 30,
+					SetParameters: map[string]string{"wiredTigerConcurrentWriteTransactions": "64", "wiredTigerConcurrentReadTransactions": "128"},
+					ExtraArgs:     []string{"--nojournal"},
+				},
 			},
 			want: []string{
 				"--port", "9900", "--bind_ip", "127.0.0.1,::1", "--dbpath", "/tmp/db",
@@ -38,7 +40,7 @@ func TestServerSpecArgs(t *testing.T) {
 		},
 		{
 			name: "large and fractional values are not in exponent form",
-			spec: ServerSpec{Binary: "mongod", DBPath: "d", Port: 1, CacheSizeGB: 1500.5, SyncDelay: 2e6},
+			spec: ServerSpec{Binary: "mongod", DBPath: "d", Port: 1, Settings: Settings{CacheSizeGB: 1500.5, SyncDelay: 2e6}},
 			want: []string{"--port", "1", "--bind_ip", "127.0.0.1", "--dbpath", "d",
 				"--wiredTigerCacheSizeGB", "1500.5", "--syncdelay", "2000000"},
 		},

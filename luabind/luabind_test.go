@@ -466,7 +466,7 @@ func TestFailingStepFailsPlaybook(t *testing.T) {
 
 func TestRestartAttachedIsErrAttached(t *testing.T) {
 	tr := newTestRun(t, withServer(t))
-	s, err := tr.run.StartServer(context.Background(), engine.ServerOptions{CacheSizeGB: 0.25})
+	s, err := tr.run.StartServer(context.Background(), engine.ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,19 +102,14 @@ func pushServer(L *lua.LState, s *engine.Server) {
 // Starts a fresh server on 127.0.0.1 (port 0 or absent: a free port; no
 // dbpath: a new one in the run's directory).
 func (b *binding) mongodStart(L *lua.LState) int {
-	o := checkOptions(L, 1, "mongod.start", append(hostctl.SettingOptions(), "port", "dbpath", "args")...)
-	var so engine.ServerOptions
-	so.CacheSizeGB, _ = o.number("cacheSizeGB")
-	so.EngineConfig, _ = o.str("engineConfig")
-	so.SyncDelay, _ = o.number("syncdelay")
-	so.SetParameters, _ = setParameters(o)
+	o := checkOptions(L, 1, "mongod.start", append(hostctl.OptionNames(), "port", "dbpath")...)
+	so := engine.ServerOptions{Settings: settingOptions(o).To}
 	port, _ := o.integer("port")
 	if port < 0 || port > 65535 {
 		raisef(L, "mongod.start: port %d out of range [0, 65535]", port)
 	}
 	so.Port = int(port)
 	so.DBPath, _ = o.str("dbpath")
-	so.ExtraArgs, _ = o.strings("args")
 	s, err := b.env.Run.StartServer(b.ctx, so)
 	if err != nil {
 		b.raise(L, "mongod.start", err)
@@ -123,9 +118,38 @@ func (b *binding) mongodStart(L *lua.LState) int {
 	return 1
 }
 
-// setParameters reads setParameter = { name = number | boolean | string }.
-func setParameters(o options) (map[string]string, bool) {
-	t, ok := o.table("setParameter")
+// settingOptions reads the options that carry knobs (hostctl.OptionNames:
+// the knob table's options and args), each as its type is, into a change
+// of the options given.
+func settingOptions(o options) hostctl.SettingsChange {
+	var ch hostctl.SettingsChange
+	for _, name := range hostctl.OptionNames() {
+		var v any
+		var ok bool
+		switch hostctl.OptionType(name) {
+		case hostctl.KnobFloat:
+			v, ok = o.number(name)
+		case hostctl.KnobString:
+			v, ok = o.str(name)
+		case hostctl.KnobMap:
+			v, ok = setParameters(o, name)
+		case hostctl.KnobList:
+			v, ok = o.strings(name)
+		}
+		if !ok {
+			continue
+		}
+		if err := ch.Set(name, v); err != nil {
+			raisef(o.L, "%s: %v", o.fname, err)
+		}
+	}
+	return ch
+}
+
+// setParameters reads setParameter = { name = number | boolean | string }
+// (option is its name).
+func setParameters(o options, option string) (map[string]string, bool) {
+	t, ok := o.table(option)
 	if !ok {
 		return nil, false
 	}
@@ -133,7 +157,7 @@ func setParameters(o options) (map[string]string, bool) {
 	t.ForEach(func(k, v lua.LValue) {
 		name, isString := k.(lua.LString)
 		if !isString {
-			raisef(o.L, "%s: setParameter keys must be parameter names, got %s", o.fname, describe(k))
+			raisef(o.L, "%s: %s keys must be parameter names, got %s", o.fname, option, describe(k))
 		}
 		switch x := v.(type) {
 		case lua.LNumber:
@@ -143,7 +167,7 @@ func setParameters(o options) (map[string]string, bool) {
 		case lua.LString:
 			out[string(name)] = string(x)
 		default:
-			raisef(o.L, "%s: setParameter.%s must be a number, boolean or string, got %s", o.fname, name, describe(v))
+			raisef(o.L, "%s: %s.%s must be a number, boolean or string, got %s", o.fname, option, name, describe(v))
 		}
 	})
 	return out, true
@@ -234,19 +258,8 @@ func keepOption(L *lua.LState, n int, fname string) bool {
 // changed and the rest kept (setParameter is merged, args replaced).
 func (b *binding) serverRestart(L *lua.LState) int {
 	s := checkServer(L, 1)
-	o := checkOptions(L, 2, "restart", append(hostctl.SettingOptions(), "args", "keep")...)
-	var ch engine.ServerChanges
-	if v, ok := o.number("cacheSizeGB"); ok {
-		ch.CacheSizeGB = &v
-	}
-	if v, ok := o.str("engineConfig"); ok {
-		ch.EngineConfig = &v
-	}
-	if v, ok := o.number("syncdelay"); ok {
-		ch.SyncDelay = &v
-	}
-	ch.SetParameters, _ = setParameters(o)
-	ch.ExtraArgs, _ = o.strings("args")
+	o := checkOptions(L, 2, "restart", append(hostctl.OptionNames(), "keep")...)
+	ch := engine.ServerChanges{SettingsChange: settingOptions(o)}
 	ch.Keep, _ = o.boolean("keep")
 	if err := s.Restart(b.ctx, ch); err != nil {
 		b.raise(L, "restart", err)

@@ -14,6 +14,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/hostctl"
 	"wtd/internal/testbin"
 	"wtd/internal/testhost"
 )
@@ -67,7 +68,7 @@ func (f *fixture) launch(ctx context.Context, job Job) (*Handle, error) {
 		start := time.Now()
 		status, reason := engine.StatusOK, ""
 		if f.server {
-			srv, err := r.StartServer(r.Context(), engine.ServerOptions{CacheSizeGB: 0.25})
+			srv, err := r.StartServer(r.Context(), engine.ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 			if err != nil {
 				status, reason = engine.StatusFailed, err.Error()
 			} else {
