@@ -24,6 +24,7 @@ assert(#steps == 4, "4 steps")
 assert(steps[1].name == "reads" and steps[1].labels.round == 1 and steps[1].status == "ok", "step 1")
 assert(steps[1].result.ops.read.count == 1000, "recorded result")
 assert(steps[1].settings.cache_max_bytes == 268435456, "settings")
+assert(steps[1].settings.cacheSizeGB == 0.25, "the knobs in force by their options' names: " .. tostring(steps[1].settings.cacheSizeGB))
 assert(steps[1].provenance.drop_tried == true, "drop_caches is in the provenance")
 assert(steps[4].status == "failed", "step 4 failed")
 
