@@ -156,6 +156,34 @@ func (s Settings) Flags() []string {
 	return args
 }
 
+// String words the options given, as a playbook writes them:
+// `cacheSizeGB=0.25 engineConfig="eviction_target=60"`; "defaults" when
+// none is.
+func (s Settings) String() string {
+	var parts []string
+	for _, f := range s.fields() {
+		switch {
+		case !f.given():
+		case f.num != nil:
+			parts = append(parts, f.option+"="+strconv.FormatFloat(*f.num, 'g', -1, 64))
+		case f.text != nil:
+			parts = append(parts, f.option+"="+strconv.Quote(*f.text))
+		case f.params != nil:
+			var kv []string
+			for _, n := range sortedKeys(*f.params) {
+				kv = append(kv, n+"="+(*f.params)[n])
+			}
+			parts = append(parts, f.option+"={"+strings.Join(kv, ", ")+"}")
+		default:
+			parts = append(parts, f.option+"="+fmt.Sprintf("%q", *f.list))
+		}
+	}
+	if len(parts) == 0 {
+		return "defaults"
+	}
+	return strings.Join(parts, " ")
+}
+
 // Check checks the settings, in mongod's own words where mongod has them
 // (for a server wtd does not start itself too: a service's config file).
 func (s Settings) Check() error {

@@ -124,3 +124,20 @@ func TestSettingsConfigEntriesReadBack(t *testing.T) {
 		t.Errorf("ReadSettings of a syncPeriodSecs that is no number = %v", err)
 	}
 }
+
+// TestSettingsString: the options given, as a playbook writes them.
+func TestSettingsString(t *testing.T) {
+	for _, tt := range []struct {
+		s    Settings
+		want string
+	}{
+		{Settings{}, "defaults"},
+		{Settings{CacheSizeGB: 0.25, EngineConfig: "eviction_target=60", SetParameters: map[string]string{"b": "2", "a": "1"}, ExtraArgs: []string{"--nojournal"}},
+			`cacheSizeGB=0.25 engineConfig="eviction_target=60" setParameter={a=1, b=2} args=["--nojournal"]`},
+		{Settings{SyncDelay: 2e6}, "syncdelay=2e+06"},
+	} {
+		if got := tt.s.String(); got != tt.want {
+			t.Errorf("String() = %s, want %s", got, tt.want)
+		}
+	}
+}
