@@ -139,6 +139,7 @@ var Knobs = []Knob{
 	wtKnob("eviction.threads_max", 1, 20, "4", "8", "threads", "eviction worker threads at most"),
 	wtKnob("checkpoint.wait", 0, 100000, "0", "0", "s", "WiredTiger's own checkpoint interval (0: none; mongod checkpoints every syncdelay)"),
 	wtKnob("checkpoint.log_size", 0, 2<<30, "0", "0", "bytes", "checkpoint after this much log (0: never)"),
+	wtKnob("file_manager.close_idle_time", 0, 100000, "100000", "30", "s", "seconds a file handle stays idle before WiredTiger closes it (0: never)"),
 	{Name: "syncdelay", Option: "syncdelay", Flag: "syncdelay", ConfigKey: "storage.syncPeriodSecs", Parameter: "syncdelay",
 		Type: KnobFloat, Min: bound(0), Max: bound(MaxSyncDelay), Units: "s", ZeroKeeps: true, Default: "60",
 		Runtime: "setParameter syncdelay N", InForce: "getParameter syncdelay",

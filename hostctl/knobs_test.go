@@ -71,6 +71,9 @@ func TestCheckKnobs(t *testing.T) {
 		{"checkpoint target above 10TB", map[string]float64{"eviction_checkpoint_target": 11 << 40},
 			[]string{"eviction_checkpoint_target 12094627905536: Value too large for key 'eviction_checkpoint_target' the maximum is 10995116277760"}},
 		{"checkpoint target 0 turns it off", map[string]float64{"eviction_checkpoint_target": 0}, nil},
+		{"idle handles kept over 100000 s", map[string]float64{"file_manager.close_idle_time": 100001},
+			[]string{"file_manager.close_idle_time 100001: Value too large for key 'file_manager.close_idle_time' the maximum is 100000"}},
+		{"idle handles never closed", map[string]float64{"file_manager.close_idle_time": 0}, nil},
 		{"unknown knob", map[string]float64{"eviction_speed": 1}, []string{"eviction_speed: no such knob (wtd knobs lists them)"}},
 	}
 	for _, tt := range tests {
@@ -99,6 +102,7 @@ func TestWTDefaults(t *testing.T) {
 	want := map[string]string{
 		"eviction_target": "80", "eviction_trigger": "95", "eviction_dirty_target": "5", "eviction_dirty_trigger": "20",
 		"eviction_checkpoint_target": "1", "eviction": "(threads_min=4,threads_max=4)", "checkpoint": "(wait=0,log_size=0)",
+		"file_manager": "(close_idle_time=100000)",
 	}
 	if len(got) != len(want) {
 		t.Errorf("WTDefaults() = %v, want %v", got, want)
