@@ -116,7 +116,7 @@ func bound(v float64) *float64 { return &v }
 
 const (
 	wtTB         = 10 << 40 // WiredTiger's "10TB" maximum
-	wtRuntimeSet = `setParameter wiredTigerEngineRuntimeConfig="%s=N" (WT_CONNECTION::reconfigure)`
+	wtRuntimeSet = `setParameter wiredTigerEngineRuntimeConfig="%s" (WT_CONNECTION::reconfigure)`
 	wtInForce    = "getCmdLineOpts parsed.storage.wiredTiger.engineConfig.configString, else the default; runtime changes are the ones recorded (WiredTiger cannot be asked)"
 	ticketsWords = "setParameter %[1]s N at runtime, or --setParameter %[1]s=N"
 )
@@ -170,17 +170,17 @@ func wtKnob(key string, min, max float64, def, wtDef, units, doc string) Knob {
 	return Knob{Name: key, Option: "engineConfig", Flag: "wiredTigerEngineConfigString",
 		ConfigKey: "storage.wiredTiger.engineConfig.configString", WTKey: key, Type: KnobInt,
 		Min: bound(min), Max: bound(max), Units: units, Default: def, WTDefault: wtDef,
-		Runtime: fmt.Sprintf(wtRuntimeSet, wtAssign(key)), InForce: wtInForce,
+		Runtime: fmt.Sprintf(wtRuntimeSet, wtAssign(key, "N")), InForce: wtInForce,
 		Subject: key, Words: WordsWiredTiger, Doc: doc}
 }
 
-// wtAssign writes a dotted key as WiredTiger nests it:
-// "eviction.threads_min" is "eviction=(threads_min".
-func wtAssign(key string) string {
+// wtAssign writes a dotted key set to value as WiredTiger nests it:
+// "eviction.threads_min" is "eviction=(threads_min=N)".
+func wtAssign(key, value string) string {
 	if parent, child, ok := strings.Cut(key, "."); ok {
-		return parent + "=(" + child
+		return parent + "=(" + child + "=" + value + ")"
 	}
-	return key
+	return key + "=" + value
 }
 
 // ticketKnob is the read or write ticket pool's size.

@@ -41,6 +41,11 @@ func TestKnobTableRows(t *testing.T) {
 	if got, want := SettingOptions(), []string{"cacheSizeGB", "engineConfig", "syncdelay", "setParameter"}; !slices.Equal(got, want) {
 		t.Errorf("SettingOptions() = %v, want %v", got, want)
 	}
+	for name, want := range map[string]string{"eviction.threads_min": `"eviction=(threads_min=N)"`, "eviction_target": `"eviction_target=N"`} {
+		if got := MustKnob(name).Runtime; !strings.Contains(got, want) {
+			t.Errorf("knob %s changes at runtime by %s, want %s in it", name, got, want)
+		}
+	}
 	if k, ok := KnobNamed("executionControlConcurrentReadTransactions"); !ok || k.Name != "wiredTigerConcurrentReadTransactions" {
 		t.Errorf("the 8.0 name of the read tickets finds %q, %v", k.Name, ok)
 	}
