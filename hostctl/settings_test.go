@@ -77,7 +77,7 @@ func TestSettingsChangeApply(t *testing.T) {
 	}{
 		{"cacheSizeGB", "big", "cacheSizeGB: want a float, got string"},
 		{"setParameter", 1.0, "setParameter: want a map, got float64"},
-		{"port", 1.0, "port: not an option of the settings (cacheSizeGB, engineConfig, syncdelay, setParameter, args)"},
+		{"port", 1.0, "port: not an option of the settings (" + strings.Join(OptionNames(), ", ") + ")"},
 	} {
 		if err := ch.Set(tt.option, tt.v); err == nil || err.Error() != tt.want {
 			t.Errorf("Set(%s, %v) = %v, want %q", tt.option, tt.v, err, tt.want)
