@@ -27,7 +27,14 @@ func TestSettingsOptionsAreTheTables(t *testing.T) {
 	if OptionType("port") != "" || OptionConfigKey(OptionArgs) != "" {
 		t.Errorf("port is typed %q, args have config key %q", OptionType("port"), OptionConfigKey(OptionArgs))
 	}
-	full := Settings{CacheSizeGB: 1, EngineConfig: "x=1", SyncDelay: 2, SetParameters: map[string]string{"a": "1"}, ExtraArgs: []string{"--b"}}
+	var every SettingsChange
+	for _, option := range OptionNames() {
+		v := map[KnobType]any{KnobFloat: 1.0, KnobString: "x=1", KnobMap: map[string]string{"a": "1"}, KnobList: []string{"--b"}}[OptionType(option)]
+		if err := every.Set(option, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full := every.To
 	b, _ := json.Marshal(full)
 	var keys map[string]any
 	json.Unmarshal(b, &keys)
