@@ -176,7 +176,7 @@ func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
 	s.mu.Lock()
 	s.down = true
 	s.mu.Unlock()
-	s.run.Eventf("info", s.Name, "restarting with %s", spec.Settings)
+	s.run.Eventf("info", s.Name, "restarting with %s", spec.Settings.Text())
 	err := s.hs.Restart(ctx, spec)
 	s.mu.Lock()
 	if err == nil {

@@ -156,10 +156,10 @@ func (s Settings) Flags() []string {
 	return args
 }
 
-// String words the options given, as a playbook writes them:
+// Text words the options given, as a playbook writes them:
 // `cacheSizeGB=0.25 engineConfig="eviction_target=60"`; "defaults" when
 // none is.
-func (s Settings) String() string {
+func (s Settings) Text() string {
 	var parts []string
 	for _, f := range s.fields() {
 		switch {

@@ -132,8 +132,8 @@ func TestSettingsConfigEntriesReadBack(t *testing.T) {
 	}
 }
 
-// TestSettingsString: the options given, as a playbook writes them.
-func TestSettingsString(t *testing.T) {
+// TestSettingsText: the options given, as a playbook writes them.
+func TestSettingsText(t *testing.T) {
 	for _, tt := range []struct {
 		s    Settings
 		want string
@@ -143,8 +143,8 @@ func TestSettingsString(t *testing.T) {
 			`cacheSizeGB=0.25 engineConfig="eviction_target=60" setParameter={a=1, b=2} args=["--nojournal"]`},
 		{Settings{SyncDelay: 2e6}, "syncdelay=2e+06"},
 	} {
-		if got := tt.s.String(); got != tt.want {
-			t.Errorf("String() = %s, want %s", got, tt.want)
+		if got := tt.s.Text(); got != tt.want {
+			t.Errorf("Text() = %s, want %s", got, tt.want)
 		}
 	}
 }
