@@ -261,7 +261,7 @@ func (s *Server) inForce(ctx context.Context) string {
 	if raw, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}); err == nil {
 		for _, option := range hostctl.SettingOptions() {
 			key := hostctl.OptionConfigKey(option)
-			if v, err := raw.LookupErr(append([]string{"parsed"}, strings.Split(key, ".")...)...); err == nil {
+			if v, err := parsedAt(raw, key); err == nil {
 				parts = append(parts, key+" "+v.String())
 			}
 		}

@@ -333,8 +333,7 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 	}
 	if v, err := opts.LookupErr("parsed"); err == nil {
 		st.Parsed = jsonable(v)
-		doc, _ := v.DocumentOK()
-		st.Settings, _ = hostctl.ReadSettings(func(key string) (string, bool) { return scalarAt(doc, key) }, nil)
+		st.Settings, _ = hostctl.ReadSettings(func(key string) (string, bool) { return parsedScalar(opts, key) }, nil)
 	}
 	if params, err := s.Command(ctx, bson.D{{Key: "getParameter", Value: "*"}}); err == nil {
 		st.Parameters = map[string]any{}
@@ -353,9 +352,16 @@ func (s *Server) Settings(ctx context.Context) (Settings, error) {
 	return st, nil
 }
 
-// scalarAt is the text of the number or string at a dotted key of doc.
-func scalarAt(doc bson.Raw, key string) (string, bool) {
-	v, err := doc.LookupErr(strings.Split(key, ".")...)
+// parsedAt is the value at a dotted config key ("storage.syncPeriodSecs")
+// of getCmdLineOpts' parsed options.
+func parsedAt(opts bson.Raw, key string) (bson.RawValue, error) {
+	return opts.LookupErr(append([]string{"parsed"}, strings.Split(key, ".")...)...)
+}
+
+// parsedScalar is the text of the number or string at a dotted config key
+// of getCmdLineOpts' parsed options.
+func parsedScalar(opts bson.Raw, key string) (string, bool) {
+	v, err := parsedAt(opts, key)
 	if err != nil {
 		return "", false
 	}

@@ -15,11 +15,9 @@ import (
 	"wtd/hostctl"
 )
 
-// Keys of mongod's YAML config file wtd reads, from the table of knobs.
-var (
-	keyConfigString = hostctl.OptionConfigKey("engineConfig")
-	keySetParameter = hostctl.OptionConfigKey("setParameter")
-)
+// keyConfigString is the key of mongod's configuration that holds
+// WiredTiger's startup configuration, from the table of knobs.
+var keyConfigString = hostctl.OptionConfigKey("engineConfig")
 
 const keyLogPath = "systemLog.path"
 

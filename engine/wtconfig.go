@@ -26,7 +26,7 @@ var wtRuntimeDefaults = hostctl.WTDefaults()
 func (s *Server) reconfigureBefore(ctx context.Context, cfg string) (string, error) {
 	startup := map[string]string{}
 	if raw, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}}); err == nil {
-		if v, err := raw.LookupErr(append([]string{"parsed"}, strings.Split(keyConfigString, ".")...)...); err == nil {
+		if v, err := parsedAt(raw, keyConfigString); err == nil {
 			pairs, _ := hostctl.SplitWTConfig(v.StringValue())
 			for _, kv := range pairs {
 				startup[kv[0]] = kv[1]
