@@ -34,6 +34,7 @@ const (
 	KnobEnum   KnobType = "enum"
 	KnobString KnobType = "string" // a WiredTiger configuration string
 	KnobMap    KnobType = "map"    // name = value pairs (setParameter)
+	KnobList   KnobType = "list"   // command-line words (args)
 )
 
 // KnobWords is how mongod or WiredTiger words a value out of range.

@@ -28,9 +28,6 @@ type Settings struct {
 	ExtraArgs []string `json:"args,omitempty"`
 }
 
-// KnobList is the type of args: command-line words.
-const KnobList KnobType = "list"
-
 // OptionArgs is the option of command-line words (mongod.start's args).
 const OptionArgs = "args"
 
