@@ -39,6 +39,33 @@ var errCheckDone = errors.New("check done")
 // could reach it through _G, getfenv, load ...), the run itself checks the
 // overrides.
 func Check(ctx context.Context, path, src string, overrides map[string]string) error {
+	_, err := check(ctx, path, src, overrides)
+	return err
+}
+
+// Param is a parameter a playbook declares with params{}: its name, its
+// type as its default gives it, and the default.
+type Param struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Default any    `json:"default"`
+}
+
+// Params returns the parameters the playbook declares, sorted by name, as
+// wtd params lists them: it runs the playbook as Check does, up to its
+// params{} call, without starting or contacting anything. declared is
+// false when the playbook does not reach params{} before it touches
+// anything else (or never calls it).
+func Params(ctx context.Context, path, src string) (params []Param, declared bool, err error) {
+	b, err := check(ctx, path, src, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	return b.declared, b.paramsSet, nil
+}
+
+// check runs the playbook as Check describes and returns its binding.
+func check(ctx context.Context, path, src string, overrides map[string]string) (*binding, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	defer watchCheckMemory(cancel)()
@@ -53,28 +80,28 @@ func Check(ctx context.Context, path, src string, overrides map[string]string) e
 	}
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {
-		return syntaxError(path, src, err)
+		return b, syntaxError(path, src, err)
 	}
 	L.SetContext(ctx)
 	L.Push(fn)
 	err = L.PCall(0, 0, nil)
 	switch {
 	case b.paramsSet:
-		return nil // params{} took the overrides
+		return b, nil // params{} took the overrides
 	case b.checkDone || ctx.Err() != nil:
 		// Stopped before params{}: what the text declares decides.
-		return readDeclaredParams(path, src).check(L, path, overrides)
+		return b, readDeclaredParams(path, src).check(L, path, overrides)
 	case err != nil:
-		return b.scriptError(err)
+		return b, b.scriptError(err)
 	case len(overrides) > 0:
 		// Ran to its end without calling params{}.
 		if err := readDeclaredParams(path, src).check(L, path, overrides); err != nil {
-			return err
+			return b, err
 		}
 		perr := b.unknownParam(nil)
-		return &ScriptError{Msg: path + ": " + perr.Error(), errs: []error{perr}}
+		return b, &ScriptError{Msg: path + ": " + perr.Error(), errs: []error{perr}}
 	}
-	return nil
+	return b, nil
 }
 
 // stopper is a value that ends a check wherever the playbook touches it:

@@ -54,6 +54,7 @@ type binding struct {
 	path string
 
 	params    map[string]any
+	declared  []Param // what params{} declared, sorted by name
 	paramsSet bool
 	// raised are the Go errors behind the Lua errors raised so far, so
 	// that RunPlaybook's error wraps them (errors.As finds a ParamError).

@@ -92,6 +92,12 @@ func (b *binding) paramsDeclare(L *lua.LState) int {
 		}
 		final[name] = g
 		out.RawSetString(name, v)
+		kind, _ := paramKind(def)
+		dv, _ := fromLua(def)
+		if t, ok := def.(*lua.LTable); ok && t.Len() == 0 {
+			dv = []any{}
+		}
+		b.declared = append(b.declared, Param{Name: name, Type: kind, Default: dv})
 	}
 	b.params, b.paramsSet = final, true
 	if b.checking {
