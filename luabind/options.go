@@ -1,6 +1,7 @@
 package luabind
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -43,10 +44,68 @@ func tableOptions(L *lua.LState, t *lua.LTable, fname string, allowed ...string)
 		if !isString || !ok[string(ks)] {
 			sorted := append([]string(nil), allowed...)
 			sort.Strings(sorted)
-			raisef(L, "%s: unknown option %s (allowed: %s)", fname, quoteKey(k), strings.Join(sorted, ", "))
+			hint := ""
+			if isString {
+				if near := nearest(string(ks), allowed); near != "" {
+					hint = fmt.Sprintf("; did you mean %s?", near)
+				}
+			}
+			raisef(L, "%s: unknown option %s%s (allowed: %s)", fname, quoteKey(k), hint, strings.Join(sorted, ", "))
 		}
 	})
 	return options{L: L, fname: fname, t: t}
+}
+
+// nearest returns the one candidate a mistyped word most likely meant:
+// within two edits (one for words of up to four letters; a swap of two
+// neighbours is one edit), case aside, and closer than any other; "" when
+// there is none.
+func nearest(word string, candidates []string) string {
+	limit := 2
+	if len(word) <= 4 {
+		limit = 1
+	}
+	best, bestD, ties := "", limit+1, 0
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		switch {
+		case d < bestD:
+			best, bestD, ties = c, d, 0
+		case d == bestD:
+			ties++
+		}
+	}
+	if bestD > limit || ties > 0 {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b
+// (insertions, deletions, substitutions and swaps of neighbours).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 func quoteKey(k lua.LValue) string {

@@ -14,7 +14,7 @@ local function has(s, sub)
 end
 
 -- Options are checked first.
-has(fails(mongod.connect, { uri = p.fake, tmeout = 1 }), 'unknown option "tmeout" (allowed: timeout, uri)')
+has(fails(mongod.connect, { uri = p.fake, tmeout = 1 }), 'unknown option "tmeout"; did you mean timeout? (allowed: timeout, uri)')
 has(fails(mongod.connect, { uri = p.fake, timeout = "5" }), 'timeout must be a number, got string "5"')
 has(fails(mongod.connect, { uri = p.fake, timeout = 0 }), "mongod.connect: timeout 0 seconds out of range (0, 3600]")
 has(fails(mongod.connect, { uri = p.fake, timeout = 4000 }), "timeout 4000 seconds out of range")

@@ -19,7 +19,7 @@ local function cache_max(m)
 end
 
 -- Options are checked before anything starts.
-has(fails(mongod.start, { cachesize = 1 }), 'unknown option "cachesize" (allowed: args, cacheSizeGB, dbpath, engineConfig, port, setParameter, syncdelay)')
+has(fails(mongod.start, { cachesize = 1 }), 'unknown option "cachesize"; did you mean cacheSizeGB? (allowed: args, cacheSizeGB, dbpath, engineConfig, port, setParameter, syncdelay)')
 has(fails(mongod.start, { setParameter = { x = {} } }), "setParameter.x must be a number, boolean or string, got table")
 has(fails(mongod.start, { args = { 1 } }), "args[1] must be a string")
 -- Flags that name a path are refused, naming what to use instead, and a
@@ -101,7 +101,7 @@ local w3 = m:workload{ ops = 200, mix = { insert = 1 } }
 assert(w3.ops.insert.count == 200 and w3.next_insert_id == 2200, "inserts after the loaded ids: " .. tostring(w3.next_insert_id))
 local w4 = m:workload{ ops = 100, working_set = "0.5MB" }
 assert(w4.ops.read.count == 100, "working set in MB")
-has(fails(m.workload, m, { ops = 10, mix = { reed = 1 } }), 'workload: mix: unknown option "reed" (allowed: insert, query, read, rmw, scan, update)')
+has(fails(m.workload, m, { ops = 10, mix = { reed = 1 } }), 'workload: mix: unknown option "reed"; did you mean read? (allowed: insert, query, read, rmw, scan, update)')
 has(fails(m.workload, m, { ops = 10, working_set = "lots" }), "working_set must be a fraction")
 has(fails(m.workload, m, { ops = 10, working_set = 0 }), "working set 0 out of range (0, 1]")
 has(fails(m.workload, m, { ops = 10, distribution = "normal" }), "distribution")
