@@ -63,12 +63,13 @@ func TestServerDeltas(t *testing.T) {
 	pt := &peakTracker{metrics: []string{CacheMetric("bytes currently in the cache")}, peak: map[string]float64{}}
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 7e6})
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 3e6})
-	d := serverDeltas(before, after, pt, WorkloadResult{Ops: map[string]OpStats{"read": {Count: 2000}}})
+	res := WorkloadResult{Ops: map[string]OpStats{"read": {Count: 2000}}, Total: OpStats{Count: 2000}}
+	d := serverDeltas(before, after, pt, res)
 	if v(d.PagesRead) != 1200 || v(d.BytesRead) != 4e6 || v(d.EvictedUnmodified) != 45 || v(d.CacheUsedPeak) != 7e6 || v(d.CacheMax) != 268435456 {
 		t.Errorf("deltas = %+v", d)
 	}
-	if d.Opcounters["query"] != 2000 || d.PerOp["pages_read_per_read"] != 0.6 {
-		t.Errorf("opcounters %v, per op %v", d.Opcounters, d.PerOp)
+	if perOp := MeasuresOf(StepRecord{Server: d, Result: res}).PagesReadPerOp; d.Opcounters["query"] != 2000 || perOp == nil || *perOp != 0.6 {
+		t.Errorf("opcounters %v, pages read/op %v", d.Opcounters, perOp)
 	}
 	if d.AppEvictMicros == nil || *d.AppEvictMicros != 700 {
 		t.Errorf("app-thread eviction time = %v", d.AppEvictMicros)

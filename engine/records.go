@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"wtd/engine/store"
@@ -95,17 +94,11 @@ func MeasuresOf(st StepRecord) Measures {
 	}
 	if d := st.Server; d != nil {
 		m.CachePeak, m.DirtyPeak, m.AppEvictMicros = d.CacheUsedPeak, d.DirtyPeak, d.AppEvictMicros
-		if d.PagesRead != nil {
-			keys := make([]string, 0, len(d.PerOp))
-			for k := range d.PerOp {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			if len(keys) == 1 {
-				m.PagesReadPerOp = ptr(d.PerOp[keys[0]])
-			} else if n.hasOps && n.ops > 0 {
-				m.PagesReadPerOp = ptr(*d.PagesRead / n.ops)
-			}
+		// Pages read per operation: the pages the step read into the
+		// cache over all its operations (documents, for a load), the one
+		// meaning of "pages read/op" wherever wtd shows it.
+		if d.PagesRead != nil && n.hasOps && n.ops > 0 {
+			m.PagesReadPerOp = ptr(*d.PagesRead / n.ops)
 		}
 	}
 	return m

@@ -97,18 +97,12 @@ func FmtOpt(v *float64, format string, div float64) string {
 }
 
 // deltaCells are the server-side columns of a step's row.
-func deltaCells(d *ServerDeltas) []any {
+func deltaCells(st StepRecord) []any {
+	d := st.Server
 	if d == nil {
 		return []any{"", "", "", "", ""}
 	}
-	perOp := Dash
-	for _, op := range opNames {
-		if v, ok := d.PerOp["pages_read_per_"+op]; ok {
-			perOp = fmt.Sprintf("%.2f", v)
-			break
-		}
-	}
-	return []any{FmtOpt(d.PagesRead, "%.0f", 1), perOp, FmtOpt(d.CacheUsedPeak, "%.1f", 1e6),
+	return []any{FmtOpt(d.PagesRead, "%.0f", 1), FmtOpt(MeasuresOf(st).PagesReadPerOp, "%.2f", 1), FmtOpt(d.CacheUsedPeak, "%.1f", 1e6),
 		FmtOpt(d.DirtyPeak, "%.1f", 1e6), FmtOpt(d.AppEvictMicros, "%.1f", 1000)}
 }
 
@@ -135,7 +129,7 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 	if anyLoad {
 		header = append(header, "batch p50 ms", "batch p99 ms")
 	}
-	header = append(header, "pages read", "pages/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
+	header = append(header, "pages read", "pages read/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
 	t.AppendHeader(header)
 	groups := map[string][]float64{}
 	var order []string
@@ -172,7 +166,7 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 			}
 			groups[key] = append(groups[key], n.opsPerSec)
 		}
-		row = append(row, deltaCells(st.Server)...)
+		row = append(row, deltaCells(st)...)
 		verdict := ""
 		if st.Provenance != nil {
 			verdict = st.Provenance.Verdict

@@ -398,7 +398,10 @@ type ServerDeltas struct {
 	DirtyPeak         *float64           `json:"dirty_peak"`
 	CacheMax          *float64           `json:"cache_max"`
 	Opcounters        map[string]float64 `json:"opcounters,omitempty"`
-	PerOp             map[string]float64 `json:"per_op,omitempty"`
+	// PerOp is what older runs recorded as pages read per operation of
+	// each type (all pages over that type's count): read back, no longer
+	// written. Pages read per operation is MeasuresOf's PagesReadPerOp.
+	PerOp map[string]float64 `json:"per_op,omitempty"`
 }
 
 // AppThreadEvictMetric is the time application threads spent evicting.
@@ -436,50 +439,11 @@ func serverDeltas(before, after map[string]float64, pt *peakTracker, result any)
 		DirtyPeak:         pt.get(c("tracked dirty bytes in the cache")),
 		CacheMax:          at(c("maximum bytes configured")),
 		Opcounters:        map[string]float64{},
-		PerOp:             map[string]float64{},
 	}
 	for _, op := range []string{"insert", "query", "update", "delete", "getmore", "command"} {
 		if v := d("opcounters." + op); v != nil {
 			sd.Opcounters[op] = *v
 		}
 	}
-	if sd.PagesRead != nil {
-		for op, n := range opCounts(result) {
-			if n > 0 {
-				sd.PerOp["pages_read_per_"+op] = *sd.PagesRead / float64(n)
-			}
-		}
-	}
 	return sd
-}
-
-// opCounts returns the operation counts of a step result by op type.
-func opCounts(result any) map[string]int64 {
-	switch r := result.(type) {
-	case WorkloadResult:
-		out := map[string]int64{}
-		for op, st := range r.Ops {
-			out[op] = st.Count
-		}
-		return out
-	case *WorkloadResult:
-		return opCounts(*r)
-	case LoadResult:
-		return map[string]int64{"insert": r.Docs}
-	case *LoadResult:
-		return opCounts(*r)
-	case map[string]any:
-		// A result converted from Lua: {ops = {read = {count = n}}}.
-		ops, _ := r["ops"].(map[string]any)
-		out := map[string]int64{}
-		for op, v := range ops {
-			if m, ok := v.(map[string]any); ok {
-				if n, ok := m["count"].(float64); ok {
-					out[op] = int64(n)
-				}
-			}
-		}
-		return out
-	}
-	return nil
 }

@@ -424,8 +424,8 @@ func TestStep(t *testing.T) {
 		}
 		if st.Server == nil || st.Settings == nil || st.Settings.CacheMaxBytes != 268435456 || st.Provenance == nil {
 			t.Errorf("step %d lacks server deltas, settings or provenance: %+v", i, st)
-		} else if _, ok := st.Server.PerOp["pages_read_per_read"]; !ok {
-			t.Errorf("step %d per-op ratios = %v", i, st.Server.PerOp)
+		} else if v := engine.MeasuresOf(st).PagesReadPerOp; v == nil {
+			t.Errorf("step %d has no pages read/op (server deltas %+v)", i, st.Server)
 		}
 	}
 	if res, ok := steps[2].Result.(map[string]any); !ok || fmt.Sprint(res["total"]) != "map[count:5 ops_per_sec:10]" {

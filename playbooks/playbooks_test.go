@@ -138,7 +138,14 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	// (after a round to warm it) hardly ever.
 	"cache_sweep.lua": func(t *testing.T, steps []engine.StepRecord) {
 		small, big := lastRound(t, steps, "reads all", 0.03), lastRound(t, steps, "reads all", 0.25)
-		ps, pb := small.Server.PerOp["pages_read_per_read"], big.Server.PerOp["pages_read_per_read"]
+		perOp := func(st engine.StepRecord) float64 {
+			if v := engine.MeasuresOf(st).PagesReadPerOp; v != nil {
+				return *v
+			}
+			t.Fatalf("step %d %s: no pages read/op", st.Seq, st.Name)
+			return 0
+		}
+		ps, pb := perOp(small), perOp(big)
 		t.Logf("pages read per read, whole data set, last round: %.3f at 30 MB, %.3f at 256 MB", ps, pb)
 		if !(ps > 0.2 && ps > 3*pb) {
 			t.Errorf("pages read per read over the whole data set: %.3f with a 30 MB cache, %.3f with 256 MB; want the small cache well above", ps, pb)

@@ -305,12 +305,8 @@ func showResults(w io.Writer, s engine.StepRecord) {
 			engine.FmtOpt(sv.PagesRead, "%.0f", 1), engine.FmtOpt(sv.BytesRead, "%.1f", 1e6), engine.FmtOpt(sv.EvictedUnmodified, "%.0f", 1),
 			engine.FmtOpt(sv.EvictedModified, "%.0f", 1), engine.FmtOpt(sv.AppThreadEvicted, "%.0f", 1), engine.FmtOpt(sv.AppEvictMicros, "%.1f", 1000))
 		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", engine.FmtOpt(sv.CacheUsedPeak, "%.1f", 1e6), engine.FmtOpt(sv.DirtyPeak, "%.1f", 1e6))
-		if len(sv.PerOp) > 0 {
-			parts := []string{}
-			for _, k := range sortedKeys(sv.PerOp) {
-				parts = append(parts, fmt.Sprintf("%s %.3f", strings.ReplaceAll(k, "_", " "), sv.PerOp[k]))
-			}
-			fmt.Fprintf(w, "  per op:     %s\n", strings.Join(parts, ", "))
+		if v := engine.MeasuresOf(s).PagesReadPerOp; v != nil {
+			fmt.Fprintf(w, "  pages read/op: %.3f (the pages read into the cache over all the step's operations)\n", *v)
 		}
 	}
 }

@@ -139,7 +139,7 @@ func roundSteps(rounds int, slowdown float64) []plantedStep {
 			Batch: engine.OpStats{Count: 10, P50Micros: batchP50 * slowdown * w, P99Micros: batchP99 * slowdown * w}}
 		res := readsResult(plantedSeconds, readOps/slowdown*w, readP50*slowdown*w, readP99*slowdown*w, 0, 0, 0)
 		pages := pagesPerOp * slowdown * w
-		deltas := &engine.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)), PerOp: map[string]float64{"pages_read_per_read": pages},
+		deltas := &engine.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)),
 			CacheUsedPeak: ptr(cachePeak * slowdown * w), DirtyPeak: ptr(dirtyPeak / slowdown * w), AppEvictMicros: ptr(appEvict * slowdown * w)}
 		out = append(out,
 			plantedStep{name: "load", labels: map[string]any{"round": r}, result: load},
