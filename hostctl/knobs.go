@@ -96,6 +96,9 @@ type Knob struct {
 	Subject string    `json:"-"`
 	Words   KnobWords `json:"-"`
 	Doc     string    `json:"doc"`
+	// Smaller says how to get a value below Min another way, added to
+	// the refusal of one ("" when there is no other way).
+	Smaller string `json:"smaller,omitempty"`
 }
 
 // KnobRule is a constraint between two knobs: Lower < Upper (Strict) or
@@ -130,7 +133,8 @@ var Knobs = []Knob{
 		Runtime: `WiredTiger's cache_size through wiredTigerEngineRuntimeConfig (not this option)`,
 		InForce: `serverStatus wiredTiger.cache."maximum bytes configured"`,
 		Subject: "storage.wiredTiger.engineConfig.cacheSizeGB", Words: WordsBounds,
-		Doc: "size of WiredTiger's cache"},
+		Doc:     "size of WiredTiger's cache",
+		Smaller: `for a smaller cache give WiredTiger's own size instead: engineConfig = "cache_size=100MB" (WiredTiger takes 1MB and up)`},
 	wtKnob("eviction_target", 10, wtTB, "80", "80", "% (over 100: bytes)", "eviction worker threads start when the cache holds this much (a percentage up to 100, else bytes)"),
 	wtKnob("eviction_trigger", 10, wtTB, "95", "95", "% (over 100: bytes)", "application threads evict too when the cache holds this much"),
 	wtKnob("eviction_dirty_target", 1, wtTB, "5", "5", "% (over 100: bytes)", "eviction worker threads start when the cache holds this much dirty data"),
@@ -321,7 +325,11 @@ func (k Knob) Check(v float64) error {
 			return bad(k.Subject + " must be a number")
 		}
 		if k.Min != nil && v < *k.Min {
-			return bad(fmt.Sprintf("%s must be greater than or equal to %s", k.Subject, formatFloat(*k.Min)))
+			msg := fmt.Sprintf("%s must be greater than or equal to %s", k.Subject, formatFloat(*k.Min))
+			if k.Smaller != "" {
+				msg += "; " + k.Smaller
+			}
+			return bad(msg)
 		}
 		if k.Max != nil && v > *k.Max {
 			return bad(fmt.Sprintf("%s must be less than or equal to %s", k.Subject, formatFloat(*k.Max)))
