@@ -31,9 +31,10 @@ func StepFromStore(s store.Step) StepRecord {
 		var res struct {
 			Result any           `json:"result"`
 			Server *ServerDeltas `json:"server"`
+			Host   *HostLoad     `json:"host_load"`
 		}
 		if json.Unmarshal(s.Results, &res) == nil {
-			rec.Result, rec.Server = res.Result, res.Server
+			rec.Result, rec.Server, rec.Host = res.Result, res.Server, res.Host
 		}
 	}
 	return rec

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ type sampler struct {
 	mu       sync.Mutex
 	servers  []*Server
 	trackers map[*peakTracker]struct{}
+	hosts    map[*hostLoadTracker]struct{}
 	failed   map[string]bool
 	stopCh   chan struct{}
 	done     chan struct{}
@@ -28,9 +30,28 @@ type sampler struct {
 }
 
 func newSampler(r *Run, interval time.Duration) *sampler {
-	return &sampler{r: r, interval: interval, collector: r.cfg.Host.NewCollector(),
-		trackers: map[*peakTracker]struct{}{}, failed: map[string]bool{},
+	sm := &sampler{r: r, interval: interval, collector: r.cfg.Host.NewCollector(),
+		trackers: map[*peakTracker]struct{}{}, hosts: map[*hostLoadTracker]struct{}{}, failed: map[string]bool{},
 		stopCh: make(chan struct{}), done: make(chan struct{})}
+	// wtd's own CPU and I/O (proc.wtd.*), told apart from other
+	// processes' in a step's host load.
+	sm.collector.Watch("wtd", int32(os.Getpid()))
+	return sm
+}
+
+// trackHost starts gathering the host samples of a step.
+func (sm *sampler) trackHost() *hostLoadTracker {
+	t := &hostLoadTracker{}
+	sm.mu.Lock()
+	sm.hosts[t] = struct{}{}
+	sm.mu.Unlock()
+	return t
+}
+
+func (sm *sampler) untrackHost(t *hostLoadTracker) {
+	sm.mu.Lock()
+	delete(sm.hosts, t)
+	sm.mu.Unlock()
 }
 
 // watch adds s (or refreshes its pid after a restart).
@@ -94,6 +115,15 @@ func (sm *sampler) sampleOnce() {
 	if len(host) > 0 {
 		sm.r.cfg.Store.AddSample(sm.r.ID, "host", now, host)
 		sm.count()
+		sm.mu.Lock()
+		hosts := make([]*hostLoadTracker, 0, len(sm.hosts))
+		for t := range sm.hosts {
+			hosts = append(hosts, t)
+		}
+		sm.mu.Unlock()
+		for _, t := range hosts {
+			t.observe(host)
+		}
 	}
 	sm.mu.Lock()
 	servers := append([]*Server(nil), sm.servers...)

@@ -41,12 +41,15 @@ type StepRecord struct {
 	Provenance *Provenance    `json:"provenance,omitempty"`
 	Result     any            `json:"result,omitempty"`
 	Server     *ServerDeltas  `json:"server,omitempty"`
+	// Host is how busy the host was during the step (nil: not sampled).
+	Host *HostLoad `json:"host_load,omitempty"`
 }
 
 // stepResults is what the store keeps as a step's results.
 type stepResults struct {
 	Result any           `json:"result,omitempty"`
 	Server *ServerDeltas `json:"server,omitempty"`
+	Host   *HostLoad     `json:"host_load,omitempty"`
 }
 
 // Steps returns the run's finished steps in order.
@@ -92,6 +95,8 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 		srv = r.defaultServer()
 	}
 	rec := StepRecord{Name: spec.Name, Labels: spec.Labels, Start: time.Now()}
+	hostLoad := r.sampler.trackHost()
+	defer r.sampler.untrackHost(hostLoad)
 	var watch *downWatch
 	var start stepStart
 	if srv != nil && srv.available() {
@@ -131,6 +136,7 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	}
 	rec.End = time.Now()
 	rec.Result = result
+	rec.Host = hostLoad.load()
 	if wu := workloadWarmup(result); wu != nil && rec.Provenance != nil {
 		rec.Provenance.Warmup = wu.String() // what the workload did, over a label's word
 	}
@@ -147,9 +153,9 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	case ferr != nil:
 		rec.Status, rec.Error = StatusFailed, ferr.Error()
 	}
-	resJSON, jerr := json.Marshal(stepResults{Result: result, Server: rec.Server})
+	resJSON, jerr := json.Marshal(stepResults{Result: result, Server: rec.Server, Host: rec.Host})
 	if jerr != nil {
-		resJSON, _ = json.Marshal(stepResults{Result: fmt.Sprint(result), Server: rec.Server})
+		resJSON, _ = json.Marshal(stepResults{Result: fmt.Sprint(result), Server: rec.Server, Host: rec.Host})
 	}
 	provJSON, _ = json.Marshal(rec.Provenance)
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

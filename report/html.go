@@ -81,6 +81,9 @@ type comparisonView struct {
 	TestText string
 	Rows     []rowView
 	Summary  []summaryLine
+	// Caveats are the verdict lines that qualify the verdict: a host
+	// busy with other work during a compared step.
+	Caveats []string
 }
 
 // summaryLine is a last line of a comparison, as wtd compare ends it: the
@@ -182,7 +185,7 @@ func viewComparison(r *compare.Result) comparisonView {
 	v.TestText += fmt.Sprintf(" A difference needs a change of at least %g%%.", 100*r.MinChange)
 	for _, s := range r.Steps {
 		for j, m := range s.Measures {
-			row := rowView{Measure: m.Measure, A: compare.FormatValue(m.A), B: compare.FormatValue(m.B), Verdict: m.Verdict, VerdictText: m.VerdictText(r.MinChange)}
+			row := rowView{Measure: m.Measure, A: compare.FormatValue(m.A), B: compare.FormatValue(m.B), Verdict: m.Verdict, VerdictText: r.CellVerdict(s, m)}
 			if j == 0 {
 				row.Step = s.Step
 			}
@@ -194,6 +197,10 @@ func viewComparison(r *compare.Result) comparisonView {
 		v.Summary = append(v.Summary, summaryLine{"not-comparable", "not comparable"})
 	}
 	for _, l := range r.VerdictLines() {
+		if l.Kind == compare.NotReliable {
+			v.Caveats = append(v.Caveats, l.Text)
+			continue
+		}
 		// The kind is the line's class: "no difference" -> no-difference.
 		v.Summary = append(v.Summary, summaryLine{strings.ReplaceAll(l.Kind, " ", "-"), l.Text})
 	}

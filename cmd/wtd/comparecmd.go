@@ -194,7 +194,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 				step = s.Step
 			}
 			change, n, evidence := m.Cells()
-			verdict := m.VerdictText(r.MinChange)
+			verdict := r.CellVerdict(s, m)
 			t.AppendRow(table.Row{clip(termLine(step), 48), m.Measure, compare.FormatValue(m.A), compare.FormatValue(m.B), change, n, evidence, verdict})
 		}
 	}

@@ -128,6 +128,7 @@ func showRun(w io.Writer, rec *record.Record) {
 		}
 		showProvenance(w, s.Provenance, rec.Fields(s))
 		showResults(w, s)
+		showHostLoad(w, s.Host)
 	}
 	showOutput(w, rec)
 }
@@ -314,4 +315,18 @@ func showResults(w io.Writer, s engine.StepRecord) {
 func num(v any) float64 {
 	f, _ := v.(float64)
 	return f
+}
+
+// showHostLoad prints how busy the host was during a step, and says when
+// it was too busy for the step's figures to be compared.
+func showHostLoad(w io.Writer, h *engine.HostLoad) {
+	if h == nil {
+		return
+	}
+	fmt.Fprintf(w, "  host:       load %s on %s cores, CPU busy %s%% (other processes %s%%), steal %s%%, other processes' disk I/O %s MB/s (%d samples)\n",
+		engine.FmtOpt(h.Load1, "%.1f", 1), engine.FmtOpt(h.Cores, "%.0f", 1), engine.FmtOpt(h.BusyPct, "%.0f", 1),
+		engine.FmtOpt(h.OthersCPUPct, "%.0f", 1), engine.FmtOpt(h.StealPct, "%.0f", 1), engine.FmtOpt(h.OthersIOBytesPerSec, "%.1f", 1e6), h.Samples)
+	if why := h.Busy(); why != "" {
+		fmt.Fprintf(w, "              busy with other work (%s): comparisons of this step are not reliable\n", why)
+	}
 }

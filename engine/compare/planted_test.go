@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"path/filepath"
 	"testing"
@@ -30,6 +31,7 @@ type plantedStep struct {
 	status string // "" is ok
 	result any
 	server *engine.ServerDeltas
+	host   *engine.HostLoad
 }
 
 // record writes r into st as a finished ok run and returns its id.
@@ -51,7 +53,7 @@ func (r plantedRun) record(t *testing.T, st *store.Store) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := json.Marshal(map[string]any{"result": s.result, "server": s.server})
+		b, err := json.Marshal(map[string]any{"result": s.result, "server": s.server, "host_load": s.host})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,6 +209,58 @@ func TestMinChangeDecides(t *testing.T) {
 		}
 		if res.MinChange != wantMin {
 			t.Errorf("result's min change %g, want %g", res.MinChange, wantMin)
+		}
+	}
+}
+
+// A step whose host was busy with other work keeps its verdict, but says
+// it is not reliable: in the row (host_busy), in its cells and in a
+// verdict line naming the run and how busy its host was.
+func TestBusyHostMakesAVerdictUnreliable(t *testing.T) {
+	st := newStore(t)
+	base := nightly(roundSteps(3, 1)).record(t, st)
+	busySteps := roundSteps(3, 2)
+	load, cores, others := 7.4, 2.0, 61.0
+	for i := range busySteps {
+		if busySteps[i].name == "reads" {
+			busySteps[i].host = &engine.HostLoad{Samples: 20, Load1: &load, Cores: &cores, OthersCPUPct: &others}
+		}
+	}
+	busy := nightly(busySteps).record(t, st)
+	quiet := nightly(roundSteps(3, 2)).record(t, st)
+	res, err := Runs(context.Background(), st, base, busy, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads *StepRow
+	for i := range res.Steps {
+		if res.Steps[i].Name == "reads" && res.Steps[i].Rounds {
+			reads = &res.Steps[i]
+		}
+	}
+	want := fmt.Sprintf("run %d (load 7.4 on 2 cores, 61%% CPU by other processes)", busy)
+	if reads == nil || reads.Verdict != Slower || len(reads.HostBusy) != 1 || reads.HostBusy[0] != want || reads.Reliable() {
+		t.Fatalf("reads over rounds: %+v, want slower with host busy %q", reads, want)
+	}
+	if got := res.CellVerdict(*reads, reads.Measures[0]); got != "slower (not reliable)" {
+		t.Errorf("ops/s cell: %q", got)
+	}
+	var line string
+	for _, l := range res.VerdictLines() {
+		if l.Kind == NotReliable {
+			line = l.Text
+		}
+	}
+	if line != "host busy during "+want+": verdict not reliable" {
+		t.Errorf("verdict lines %+v lack the busy host", res.VerdictLines())
+	}
+	calm, err := Runs(context.Background(), st, base, quiet, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range calm.Steps {
+		if !s.Reliable() {
+			t.Errorf("quiet run: step %s host busy %v", s.Step, s.HostBusy)
 		}
 	}
 }

@@ -78,15 +78,43 @@ type MeasureRow struct {
 // StepRow compares one matched step, or all the rounds of a repeated step
 // together (Rounds true).
 type StepRow struct {
-	Step     string         `json:"step"` // name and labels, as the run's log names it
-	Name     string         `json:"name"`
-	Labels   map[string]any `json:"labels"`
-	Rounds   bool           `json:"all_rounds"`
-	SeqA     []int          `json:"seq_a"`
-	SeqB     []int          `json:"seq_b"`
-	Verdict  string         `json:"verdict"` // from ops/s, or not comparable
-	Note     string         `json:"note,omitempty"`
-	Measures []MeasureRow   `json:"measures"`
+	Step    string         `json:"step"` // name and labels, as the run's log names it
+	Name    string         `json:"name"`
+	Labels  map[string]any `json:"labels"`
+	Rounds  bool           `json:"all_rounds"`
+	SeqA    []int          `json:"seq_a"`
+	SeqB    []int          `json:"seq_b"`
+	Verdict string         `json:"verdict"` // from ops/s, or not comparable
+	Note    string         `json:"note,omitempty"`
+	// HostBusy says, run by run, that the host was busy with other work
+	// during the row's steps: its verdict is then not reliable.
+	HostBusy []string     `json:"host_busy,omitempty"`
+	Measures []MeasureRow `json:"measures"`
+}
+
+// Reliable is false when the host was busy during a compared step.
+func (s StepRow) Reliable() bool { return len(s.HostBusy) == 0 }
+
+// CellVerdict is measure m's verdict in row s as the tables show it: "no
+// difference (< 5%)" for a significant change below the minimum, "slower
+// (not reliable)" when the host was busy during the row's steps.
+func (r *Result) CellVerdict(s StepRow, m MeasureRow) string {
+	v := m.VerdictText(r.MinChange)
+	if !s.Reliable() && m.Verdict != NoDifference && m.Verdict != NotComparable {
+		v += " (not reliable)"
+	}
+	return v
+}
+
+// hostBusy words the busy hosts of a row's steps: "run 3 (load 7.4 on 2
+// cores, 61% CPU by other processes)", one per run.
+func hostBusy(id int64, steps []engine.StepRecord) string {
+	for _, st := range steps {
+		if why := st.Host.Busy(); why != "" {
+			return fmt.Sprintf("run %d (%s)", id, why)
+		}
+	}
+	return ""
 }
 
 // Result compares run B with run A.
@@ -395,6 +423,11 @@ func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord,
 		labels = withoutRound(first).Labels
 	}
 	row := StepRow{Step: title, Name: first.Name, Labels: labels, Rounds: rounds, SeqA: seqs(a), SeqB: seqs(b), Measures: []MeasureRow{}}
+	for _, busy := range []string{hostBusy(res.A.ID, a), hostBusy(res.B.ID, b)} {
+		if busy != "" {
+			row.HostBusy = append(row.HostBusy, busy)
+		}
+	}
 	failed := ""
 	for _, s := range a {
 		if s.Status != engine.StatusOK {
@@ -532,6 +565,15 @@ func (r *Result) VerdictLines() []VerdictLine {
 	}
 	if len(faster) > 0 {
 		out = append(out, VerdictLine{Faster, "faster in ops/s: " + strings.Join(faster, "; ")})
+	}
+	seen := map[string]bool{}
+	for _, s := range r.Steps {
+		for _, b := range s.HostBusy {
+			if !seen[b] && (s.Verdict == Faster || s.Verdict == Slower) {
+				seen[b] = true
+				out = append(out, VerdictLine{NotReliable, "host busy during " + b + ": verdict not reliable"})
+			}
+		}
 	}
 	return out
 }

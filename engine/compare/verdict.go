@@ -15,6 +15,9 @@ const (
 	Lower         = "lower"
 	NoDifference  = "no difference"
 	NotComparable = "not comparable"
+	// NotReliable is the kind of a verdict line saying that the host was
+	// busy with other work during a compared step.
+	NotReliable = "not reliable"
 )
 
 // Tests a comparison can use on repeated values.

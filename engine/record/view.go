@@ -110,6 +110,7 @@ type Step struct {
 	ProvenanceFields []engine.Field       `json:"provenance_fields"`
 	Result           any                  `json:"result"`
 	Server           *engine.ServerDeltas `json:"server"`
+	HostLoad         *engine.HostLoad     `json:"host_load"`
 }
 
 // Output is a line of the run's output: what the playbook printed or
@@ -186,7 +187,7 @@ func (rec *Record) View() View {
 		v.Steps = append(v.Steps, Step{Seq: s.Seq, Name: s.Name, Labels: s.Labels, Status: s.Status, Error: text(s.Error),
 			StartedAt: s.Start.UTC(), EndedAt: at(s.End), StartOffsetS: s.Start.Sub(r.StartedAt).Seconds(),
 			DurationS: seconds(s.Start, s.End), Settings: s.Settings, Provenance: s.Provenance, ProvenanceFields: rec.Fields(s),
-			Result: s.Result, Server: s.Server})
+			Result: s.Result, Server: s.Server, HostLoad: s.Host})
 	}
 	for _, ev := range rec.Events {
 		v.Output = append(v.Output, Output{OffsetS: ev.TS.Sub(r.StartedAt).Seconds(), Time: ev.TS.UTC(), Level: ev.Level,
