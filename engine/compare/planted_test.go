@@ -2,8 +2,8 @@ package compare
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
