@@ -84,8 +84,8 @@ func (x *extractor) walkTop(doc []byte) error {
 // names unless another role already had a collector of that name.
 func (x *extractor) walkRole(role element) error {
 	base := len(x.path)
-	x.path = append(append(x.path, role.key...), '.')
-	strip := len(x.path)
+	x.path = append(x.path, role.key...)
+	strip := len(x.path) + 1
 	it := newElements(role.value)
 	for {
 		e, ok := it.next()
@@ -140,37 +140,47 @@ func (x *extractor) element(e element, depth, strip int) error {
 	}
 	x.path = append(x.path, e.key...)
 	defer func() { x.path = x.path[:base] }()
-	v := e.value
-	switch e.typ {
-	case tDocument, tArray:
-		return x.walk(v, depth+1, strip)
-	case tDouble:
-		x.add(doubleToInt64(math.Float64frombits(binary.LittleEndian.Uint64(v))), strip)
-	case tInt32:
-		x.add(int64(int32(binary.LittleEndian.Uint32(v))), strip)
-	case tInt64, tDate:
-		x.add(int64(binary.LittleEndian.Uint64(v)), strip)
-	case tBool:
-		b := int64(0)
-		if v[0] != 0 {
-			b = 1
-		}
-		x.add(b, strip)
-	case tDecimal128:
-		x.add(decimalToInt64(v), strip)
-	case tTimestamp:
-		// Stored as increment then seconds; FTDC counts seconds first.
-		x.add(int64(binary.LittleEndian.Uint32(v[4:])), strip)
+	if e.typ == tDocument || e.typ == tArray {
+		return x.walk(e.value, depth+1, strip)
+	}
+	n := len(x.values)
+	x.values = appendMetric(x.values, e)
+	x.add(strip)
+	if len(x.values) == n+2 { // a timestamp: seconds, then increment
 		x.path = append(x.path, ".inc"...)
-		x.add(int64(binary.LittleEndian.Uint32(v)), strip)
+		x.add(strip)
 	}
 	return nil
 }
 
+// appendMetric appends the metric values of the leaf e (one, or two for a
+// timestamp) to vals, as mongod's FTDC compressor extracts them.
+func appendMetric(vals []int64, e element) []int64 {
+	v := e.value
+	switch e.typ {
+	case tDouble:
+		return append(vals, doubleToInt64(math.Float64frombits(binary.LittleEndian.Uint64(v))))
+	case tInt32:
+		return append(vals, int64(int32(binary.LittleEndian.Uint32(v))))
+	case tInt64, tDate:
+		return append(vals, int64(binary.LittleEndian.Uint64(v)))
+	case tBool:
+		if v[0] != 0 {
+			return append(vals, 1)
+		}
+		return append(vals, 0)
+	case tDecimal128:
+		return append(vals, decimalToInt64(v))
+	case tTimestamp:
+		// Stored as increment then seconds; FTDC counts seconds first.
+		return append(vals, int64(binary.LittleEndian.Uint32(v[4:])), int64(binary.LittleEndian.Uint32(v)))
+	}
+	return vals
+}
+
 // add records a metric at x.path.
-func (x *extractor) add(v int64, strip int) {
+func (x *extractor) add(strip int) {
 	i := len(x.scratch)
-	x.values = append(x.values, v)
 	x.strips = append(x.strips, strip)
 	if i < len(x.paths) && x.paths[i] == string(x.path) && x.names[i] == x.paths[i][strip:] {
 		x.scratch = append(x.scratch, x.paths[i])
