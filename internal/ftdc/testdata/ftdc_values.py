@@ -12,6 +12,7 @@ the metric count, the delta count and the deltas as LEB128 varints, where a
 document ends the file. Everything else is an error.
 """
 import datetime
+import decimal
 import math
 import struct
 import sys
@@ -63,7 +64,13 @@ def flatten(node, prefix, out):
             out.append((name, as_int(v)))
         elif isinstance(v, Decimal128):
             d = v.to_decimal()
-            out.append((name, 0 if d.is_nan() else max(I64_MIN, min(I64_MAX, int(d)))))
+            if d.is_nan():
+                out.append((name, 0))
+            elif d.is_infinite():
+                out.append((name, I64_MAX if d > 0 else I64_MIN))
+            else:
+                n = int(d.to_integral_value(rounding=decimal.ROUND_HALF_EVEN))
+                out.append((name, max(I64_MIN, min(I64_MAX, n))))
         elif isinstance(v, datetime.datetime):
             out.append((name, (v - EPOCH) // MS))
         elif isinstance(v, Timestamp):
@@ -90,8 +97,10 @@ def read_varints(buf, at):
     return nums
 
 
-def chunks(path):
-    """(id_ms, names, columns) per metric chunk, columns[m][s] signed int64."""
+def chunks(path, wanted=None):
+    """(id_ms, names, columns, samples) per metric chunk: columns maps the
+    index of each metric named in wanted (all if None) to its samples,
+    signed int64."""
     with open(path, "rb") as f:
         data = f.read()
     for doc in documents(data):
@@ -123,14 +132,16 @@ def chunks(path):
                 k += 1
         if len(deltas) != n_metrics * n_deltas:
             raise ValueError("chunk %s: %d deltas, want %d" % (doc["_id"], len(deltas), n_metrics * n_deltas))
-        columns = []
-        for m, (_, first) in enumerate(pairs):
+        columns = {}
+        for m, (name, first) in enumerate(pairs):
+            if wanted is not None and name not in wanted:
+                continue
             acc = first & (2**64 - 1)
             col = [acc]
             for d in deltas[m * n_deltas : (m + 1) * n_deltas]:
                 acc = (acc + d) & (2**64 - 1)
                 col.append(acc)
-            columns.append([v - 2**64 if v >= 2**63 else v for v in col])
+            columns[m] = [v - 2**64 if v >= 2**63 else v for v in col]
         yield (doc["_id"] - EPOCH) // MS, [name for name, _ in pairs], columns, n_deltas + 1
 
 
@@ -143,7 +154,7 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     path, wanted = argv[0], argv[1:]
-    for _, names, columns, samples in chunks(path):
+    for _, names, columns, samples in chunks(path, set(wanted)):
         where = {}
         for m, name in enumerate(names):
             where.setdefault(name, m)
