@@ -5,7 +5,7 @@ WTD     := $(BIN)/wtd
 MINIMONGOD := $(BIN)/minimongod
 SWEEP_PARAMS ?=
 
-.PHONY: all build demo test test-long vet fmt deps test-deps install clean
+.PHONY: all build demo test test-long fuzz vet fmt deps test-deps install clean
 
 all: build
 
@@ -53,6 +53,15 @@ test: test-deps
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/wtd
 	$(GO) test -timeout 20m ./...
 	$(GO) test -race -timeout 20m $(RACE_PKGS)
+	@$(MAKE) --no-print-directory fuzz
+
+# fuzz gives the FTDC reader random input for a short while (FUZZTIME per
+# target); it must never panic. Minimizing a new input is bounded too, as
+# the inputs are real files' first chunks (up to 110 KB).
+FUZZTIME ?= 10s
+fuzz:
+	$(GO) test ./internal/ftdc -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
+	$(GO) test ./internal/ftdc -run '^$$' -fuzz '^FuzzChunk$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 50x
 
 # test-long adds the full-size cache check (loads ~600 MB).
 test-long: test

@@ -130,7 +130,8 @@ func (d *decoder) decode(c *Chunk, data []byte) error {
 	if limit <= 0 {
 		limit = maxChunkValues
 	}
-	if deltas < 0 || uint64(metrics)*uint64(samples) > uint64(limit) {
+	// A chunk without metrics still has a time per sample.
+	if deltas < 0 || uint64(max(metrics, 1))*uint64(samples) > uint64(limit) {
 		return fmt.Errorf("%d metrics x %d samples is over the limit of %d values", metrics, samples, limit)
 	}
 	c.Ref = ref

@@ -1,6 +1,9 @@
 package ftdc
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -9,6 +12,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 )
 
 // corpusFile is a row of testdata/SOURCES.md.
@@ -415,4 +420,46 @@ func ExampleReader() {
 		}
 	}
 	// Output: 121 samples of 746 metrics from 2017-03-31T02:05:09Z connections 2
+}
+
+func TestChunkWithoutMetricsCannotClaimEndlessSamples(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	at := time.UnixMilli(1_700_000_000_000)
+	if err := w.Add(at, bson.D{{Key: "s", Value: "no metrics"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(at, bson.D{{Key: "s", Value: "no metrics"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Set the delta count inside the zlib stream to 2^32-1.
+	r := NewReader(bytes.NewReader(b.Bytes()), "b")
+	it, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := it.(*Chunk)
+	if c.Samples != 2 || len(c.Names) != 0 || c.TimeSource != "_id" || c.Times[1] != at.UnixMilli() {
+		t.Fatalf("chunk of %d samples, %d names, times %v from %s", c.Samples, len(c.Names), c.Times, c.TimeSource)
+	}
+	raw := append(bytes.Clone(c.Ref), 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff)
+	var d decoder
+	if err := d.decode(&Chunk{}, zlibChunk(raw)); err == nil || !strings.Contains(err.Error(), "over the limit") {
+		t.Fatalf("4 billion samples without metrics: %v", err)
+	}
+}
+
+// zlibChunk returns raw as a chunk's data: its length, then zlib.
+func zlibChunk(raw []byte) []byte {
+	var buf bytes.Buffer
+	var n [4]byte
+	binary.LittleEndian.PutUint32(n[:], uint32(len(raw)))
+	buf.Write(n[:])
+	zw := zlib.NewWriter(&buf)
+	zw.Write(raw)
+	zw.Close()
+	return buf.Bytes()
 }
