@@ -40,3 +40,24 @@ func TestDecodeSpeed(t *testing.T) {
 		t.Errorf("%.1f M values/s, want at least 20 M (a third of it under load)", v/1e6)
 	}
 }
+
+// BenchmarkWriterAdd adds the samples of an 8.0 replica set member (5,558
+// metrics) to a Writer, one a second as mongod takes them.
+func BenchmarkWriterAdd(b *testing.B) {
+	c := readAll(b, "testdata/"+corpus[16].path).chunks[0]
+	docs := make([][]byte, c.Samples)
+	for s := range docs {
+		docs[s] = sampleDoc(b, c, s)
+	}
+	w := NewWriter(io.Discard)
+	b.ReportAllocs()
+	at := c.ID
+	s := 0
+	for b.Loop() {
+		if err := w.Add(at, docs[s%len(docs)]); err != nil {
+			b.Fatal(err)
+		}
+		s++
+		at = at.Add(time.Second)
+	}
+}

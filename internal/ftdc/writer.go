@@ -90,11 +90,12 @@ func (w *Writer) WriteMetadataDelta(at time.Time, count int64, doc any) error {
 // writing the open chunk first if the sample's schema differs from it, and
 // after if the chunk is then full.
 func (w *Writer) Add(at time.Time, sample any) error {
-	raw, err := asRaw(sample)
+	raw, err := asDoc(sample)
 	if err != nil {
 		return fmt.Errorf("add FTDC sample: %w", err)
 	}
 	w.cur, w.sig = w.cur[:0], w.sig[:0]
+	// scan checks the document as it goes: every document and array in it.
 	if err := w.scan(raw, 0); err != nil {
 		return fmt.Errorf("add FTDC sample: %w", err)
 	}
@@ -298,21 +299,23 @@ func (w *Writer) writeDoc(d bson.D) error {
 
 // asRaw returns v as a validated BSON document.
 func asRaw(v any) (bson.Raw, error) {
-	var raw bson.Raw
-	switch d := v.(type) {
-	case bson.Raw:
-		raw = d
-	case []byte:
-		raw = d
-	default:
-		b, err := bson.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		raw = b
+	raw, err := asDoc(v)
+	if err != nil {
+		return nil, err
 	}
 	if err := validate(raw); err != nil {
 		return nil, fmt.Errorf("not a BSON document: %w", err)
 	}
 	return raw, nil
+}
+
+// asDoc returns v as BSON, not validated.
+func asDoc(v any) (bson.Raw, error) {
+	switch d := v.(type) {
+	case bson.Raw:
+		return d, nil
+	case []byte:
+		return d, nil
+	}
+	return bson.Marshal(v)
 }
