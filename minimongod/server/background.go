@@ -8,11 +8,13 @@ import (
 
 // startBackground starts the idle-cursor reaper, the checkpoint thread
 // (every syncdelay seconds),
-// the journal flusher (every journalCommitInterval ms), the TTL monitor and
-// the ticket concurrency adjustment, as mongod runs them. shutdown joins
+// the journal flusher (every journalCommitInterval ms), the TTL monitor,
+// the ticket concurrency adjustment and the diagnostic data capture, as
+// mongod runs them. shutdown joins
 // them through bgStop and bgDone.
 func (s *Server) startBackground() {
-	s.bgDone.Add(6)
+	s.bgDone.Add(7)
+	go s.ftdcLoop()
 	go s.memoryLoop()
 	go s.cursorLoop()
 	go s.checkpointLoop()

@@ -43,6 +43,7 @@ type params struct {
 	ttlEnabled          bool
 	ttlSleepSecs        int64
 	enableTestCommands  bool
+	ftdc                ftdcParams
 }
 
 func newParams(s *Server, startup []options.Param) (*params, error) {
@@ -57,6 +58,7 @@ func newParams(s *Server, startup []options.Param) (*params, error) {
 	p.register(p.boolParam("ttlMonitorEnabled", &p.ttlEnabled))
 	p.register(p.intParamCheck("ttlMonitorSleepSecs", &p.ttlSleepSecs, gtCheck("ttlMonitorSleepSecs", 0)))
 	p.registerExecControl()
+	p.registerFTDC()
 	testCmds := p.boolParam("enableTestCommands", &p.enableTestCommands)
 	testCmds.runtime = false
 	p.register(testCmds)
