@@ -27,7 +27,12 @@
 // document, bson.Raw or bson.D). Samples go into the open chunk until it
 // holds SamplesPerChunk (300 by default) or a sample's schema differs from
 // the chunk's reference; then the chunk is written and the next starts.
-// WriteInterimFile rewrites metrics.interim with the open chunk.
+// WriteInterimFile rewrites metrics.interim with the open chunk. Dir runs
+// a whole diagnostic.data directory on top of a Writer, as mongod's file
+// manager does: archive files named metrics.<UTC time>-<n>, each starting
+// with a metadata document, the interim file every few samples, rotation
+// by file size, the oldest files removed over the directory's size, and a
+// previous process's interim chunk written into the next archive file.
 //
 // # The format, as the real files show it
 //
