@@ -160,4 +160,3 @@ func TestServerDeltasOnRealServers(t *testing.T) {
 		})
 	}
 }
-
