@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine/workload"
 )
 
 // loadStatus reads a serverStatus fixture (canonical extended JSON).
@@ -63,7 +65,7 @@ func TestServerDeltas(t *testing.T) {
 	pt := &peakTracker{metrics: []string{CacheMetric("bytes currently in the cache")}, peak: map[string]float64{}}
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 7e6})
 	pt.observe(map[string]float64{CacheMetric("bytes currently in the cache"): 3e6})
-	res := WorkloadResult{Ops: map[string]OpStats{"read": {Count: 2000}}, Total: OpStats{Count: 2000}}
+	res := workload.Result{Ops: map[string]workload.OpStats{"read": {Count: 2000}}, Total: workload.OpStats{Count: 2000}}
 	d := serverDeltas(before, after, pt, res)
 	if v(d.PagesRead) != 1200 || v(d.BytesRead) != 4e6 || v(d.EvictedUnmodified) != 45 || v(d.CacheUsedPeak) != 7e6 || v(d.CacheMax) != 268435456 {
 		t.Errorf("deltas = %+v", d)
@@ -89,7 +91,7 @@ func TestServerDeltasWithoutWiredTiger(t *testing.T) {
 	after := map[string]float64{"opcounters.query": 510, "connections.current": 3}
 	pt := &peakTracker{metrics: []string{CacheMetric("bytes currently in the cache")}, peak: map[string]float64{}}
 	pt.observe(after)
-	d := serverDeltas(before, after, pt, WorkloadResult{Ops: map[string]OpStats{"read": {Count: 500}}})
+	d := serverDeltas(before, after, pt, workload.Result{Ops: map[string]workload.OpStats{"read": {Count: 500}}})
 	if d.PagesRead != nil || d.CacheUsedPeak != nil || d.CacheMax != nil || d.AppEvictMicros != nil || len(d.PerOp) != 0 {
 		t.Errorf("a server without WiredTiger statistics got cache figures: %+v", d)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine/workload"
 )
 
 // IndexKey is one field of an index key and its direction (1 or -1).
@@ -36,7 +38,7 @@ type IndexSpec struct {
 // an index of a name that does not exist yet is recorded first and dropped
 // at the end of the run unless spec.Keep (see recordIndex).
 func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error) {
-	db, coll, err := splitDBColl(spec.NS)
+	db, coll, err := workload.SplitNS(spec.NS)
 	if err != nil {
 		return "", fmt.Errorf("create index: %w", err)
 	}

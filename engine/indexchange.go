@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"wtd/engine/store"
+	"wtd/engine/workload"
 )
 
 // indexChange is the change column of an index m:create_index made on a
@@ -77,7 +78,7 @@ func (rs restorer) restoreIndex(ctx context.Context, c store.Change) (detail str
 	if err := json.Unmarshal([]byte(c.Change), &ic); err != nil || ic.Name == "" {
 		return "", fmt.Errorf("the record does not say which index: %q", c.Change)
 	}
-	db, coll, err := splitDBColl(c.Target)
+	db, coll, err := workload.SplitNS(c.Target)
 	if err != nil {
 		return "", err
 	}

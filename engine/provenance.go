@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine/workload"
 )
 
 // Provenance is the cache state of a measured step (the fields a
@@ -246,7 +248,7 @@ func verdict(p *Provenance, d *ServerDeltas) (string, string) {
 // in batches) rather than a workload's.
 func isLoad(result any) bool {
 	switch r := result.(type) {
-	case LoadResult, *LoadResult:
+	case workload.LoadResult, *workload.LoadResult:
 		return true
 	case map[string]any:
 		_, batch := r["batch"]

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"wtd/engine/workload"
 	"wtd/internal/testhost"
 )
 
@@ -20,13 +21,13 @@ func TestClearedAcrossSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "p.c", Docs: 500, DocBytes: 200}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "p.c", Docs: 500, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
 	step := func(name string) *Provenance {
 		t.Helper()
 		rec, err := r.Step(ctx, StepSpec{Name: name}, func(ctx context.Context) (any, error) {
-			return s.Workload(ctx, WorkloadSpec{NS: "p.c", Ops: 50, Mix: Mix{Read: 1}, KeySpace: 500}, nil)
+			return s.Workload(ctx, workload.Spec{NS: "p.c", Ops: 50, Mix: workload.Mix{Read: 1}, KeySpace: 500}, nil)
 		})
 		if err != nil || rec.Provenance == nil {
 			t.Fatalf("%s: %v", name, err)

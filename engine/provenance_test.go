@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"wtd/engine/workload"
 )
 
 func i64(n int64) *int64       { return &n }
@@ -86,7 +88,7 @@ func TestApparentBandwidthUnits(t *testing.T) {
 func TestLoadStepHasNoVerdict(t *testing.T) {
 	r := &Run{}
 	for _, result := range []any{
-		LoadResult{Docs: 1000},
+		workload.LoadResult{Docs: 1000},
 		map[string]any{"docs": 1000.0, "docs_per_sec": 5e4, "batch": map[string]any{"p50_micros": 900.0}},
 	} {
 		p := &Provenance{StorageBytes: i64(0), MemoryBytes: u64(8 << 30)}
@@ -96,7 +98,7 @@ func TestLoadStepHasNoVerdict(t *testing.T) {
 		}
 	}
 	p := &Provenance{StorageBytes: i64(1 << 30), MemoryBytes: u64(8 << 30)}
-	r.finishProvenance(p, &ServerDeltas{PagesRead: pages(5), BytesRead: f64(1 << 20)}, time.Second, WorkloadResult{})
+	r.finishProvenance(p, &ServerDeltas{PagesRead: pages(5), BytesRead: f64(1 << 20)}, time.Second, workload.Result{})
 	if p.Verdict != "hot" {
 		t.Errorf("workload step verdict %q (%s)", p.Verdict, p.Reason)
 	}

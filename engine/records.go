@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"wtd/engine/store"
+	"wtd/engine/workload"
 )
 
 // StepFromStore turns a recorded step back into the StepRecord a run keeps,
@@ -110,13 +111,13 @@ func ptr(v float64) *float64 { return &v }
 // errorsOf returns the failed operations of a step's result.
 func errorsOf(result any) (float64, bool) {
 	switch r := result.(type) {
-	case WorkloadResult:
+	case workload.Result:
 		return float64(r.Total.Errors), true
-	case *WorkloadResult:
+	case *workload.Result:
 		return float64(r.Total.Errors), true
-	case LoadResult:
+	case workload.LoadResult:
 		return float64(r.Errors), true
-	case *LoadResult:
+	case *workload.LoadResult:
 		return float64(r.Errors), true
 	case map[string]any:
 		if t, ok := r["total"].(map[string]any); ok {
@@ -141,11 +142,11 @@ func SecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, 
 func MeasuredSecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, true) }
 
 func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
-	var points []SecondPoint
+	var points []workload.SecondPoint
 	switch r := st.Result.(type) {
-	case WorkloadResult:
+	case workload.Result:
 		points = r.Series
-	case *WorkloadResult:
+	case *workload.Result:
 		points = r.Series
 	case map[string]any:
 		b, err := json.Marshal(r["series"])

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
+
+	"wtd/engine/workload"
 )
 
 // ReportOptions shape the step table.
@@ -55,13 +57,13 @@ type stepNumbers struct {
 
 func numbersOf(st StepRecord) stepNumbers {
 	switch r := st.Result.(type) {
-	case WorkloadResult:
+	case workload.Result:
 		return stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true, false}
-	case *WorkloadResult:
+	case *workload.Result:
 		return stepNumbers{float64(r.Total.Count), r.Total.OpsPerSec, r.Total.P50Micros, r.Total.P99Micros, true, false}
-	case LoadResult:
+	case workload.LoadResult:
 		return stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true, true}
-	case *LoadResult:
+	case *workload.LoadResult:
 		return stepNumbers{float64(r.Docs), r.DocsPerSec, r.Batch.P50Micros, r.Batch.P99Micros, true, true}
 	case map[string]any:
 		if t, ok := r["total"].(map[string]any); ok {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"wtd/engine/store"
+	"wtd/engine/workload"
 	"wtd/hostctl"
 )
 
@@ -87,6 +88,9 @@ type Run struct {
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// loads remembers the run's loads, for the workloads' defaults and
+	// the steps' provenance.
+	loads workload.Loads
 
 	logMu    sync.Mutex // serialises printLine
 	mu       sync.Mutex
@@ -97,7 +101,6 @@ type Run struct {
 	start    time.Time
 	finished bool
 	virt     string
-	loadedNS string
 	current  string // title of the running step
 	// partial is the result of the last load or workload that failed in
 	// the running step, recorded as the step's result when the step's
@@ -368,11 +371,7 @@ func redact(s string) string { return store.RedactURI(s) }
 
 func (r *Run) hostVirt(context.Context) string { return r.virt }
 
-func (r *Run) lastNS() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.loadedNS
-}
+func (r *Run) lastNS() string { return r.loads.Last() }
 
 // notePartial keeps the result of a failed load or workload for the step
 // it runs in.
@@ -389,12 +388,6 @@ func (r *Run) takePartial() any {
 	res := r.partial
 	r.partial = nil
 	return res
-}
-
-func (r *Run) noteLoaded(ns string) {
-	r.mu.Lock()
-	r.loadedNS = ns
-	r.mu.Unlock()
 }
 
 // SetParams records the playbook's final parameters (known once the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine/store"
+	"wtd/engine/workload"
 	"wtd/hostctl"
 )
 
@@ -78,13 +79,13 @@ func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: 5000, DocBytes: 1000}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "bench.c", Docs: 5000, DocBytes: 1000}, nil); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := st.SampleCount(ctx, r.ID)
 	drop := r.DropCaches(ctx)
 	rec, err := r.Step(ctx, StepSpec{Name: "reads", Labels: map[string]any{"round": 1}}, func(ctx context.Context) (any, error) {
-		return s.Workload(ctx, WorkloadSpec{NS: "bench.c", Duration: 700 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 5000}, nil)
+		return s.Workload(ctx, workload.Spec{NS: "bench.c", Duration: 700 * time.Millisecond, Threads: 2, Mix: workload.Mix{Read: 1}, KeySpace: 5000}, nil)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 	if strings.Join(srcs, ",") != "host,server:m1" {
 		t.Errorf("sample sources = %v", srcs)
 	}
-	wr := rec.Result.(WorkloadResult)
+	wr := rec.Result.(workload.Result)
 	if rec.Server == nil || rec.Server.Opcounters["query"] != float64(wr.Ops["read"].Count) {
 		t.Errorf("opcounters delta %v vs %d reads", rec.Server, wr.Ops["read"].Count)
 	}
@@ -165,13 +166,13 @@ func TestStepNoticesACrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "x.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "x.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := r.Step(ctx, StepSpec{Name: "crash"}, func(ctx context.Context) (any, error) {
 		syscall.Kill(s.PID(), syscall.SIGKILL)
 		time.Sleep(300 * time.Millisecond)
-		return s.Workload(ctx, WorkloadSpec{NS: "x.c", Ops: 100, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+		return s.Workload(ctx, workload.Spec{NS: "x.c", Ops: 100, Mix: workload.Mix{Read: 1}, KeySpace: 1000}, nil)
 	})
 	if err == nil || rec.Status != StatusFailed || !strings.Contains(err.Error(), "server m1 exited (killed by signal 9, SIGKILL)") || !strings.Contains(err.Error(), "last log lines") {
 		t.Errorf("step after a crash: status %s, err %v", rec.Status, err)

@@ -2,18 +2,13 @@ package engine
 
 import (
 	"context"
-	"syscall"
 	"testing"
 	"time"
 
+	"wtd/engine/workload"
 	"wtd/hostctl"
+	"wtd/internal/testbench"
 )
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkSamplerCPU measures the CPU wtd spends on one sample (host
 // metrics, a full serverStatus, flattening, and the SQLite write), and so
@@ -29,12 +24,12 @@ func BenchmarkSamplerCPU(b *testing.B) {
 	r.sampler.sampleOnce()
 	st.Flush(ctx)
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := testbench.CPU()
 	for i := 0; i < b.N; i++ {
 		r.sampler.sampleOnce()
 	}
 	st.Flush(ctx)
-	cpu := cpuTime() - cpu0
+	cpu := testbench.CPU() - cpu0
 	b.StopTimer()
 	per := cpu / time.Duration(b.N)
 	b.ReportMetric(float64(per.Microseconds())/1000, "cpu_ms/sample")
@@ -51,10 +46,10 @@ func BenchmarkWorkloadWithSampler(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: 20000, DocBytes: 1000}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "bench.c", Docs: 20000, DocBytes: 1000}, nil); err != nil {
 		b.Fatal(err)
 	}
-	spec := WorkloadSpec{NS: "bench.c", Duration: 2 * time.Second, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 20000}
+	spec := workload.Spec{NS: "bench.c", Duration: 2 * time.Second, Threads: 2, Mix: workload.Mix{Read: 1}, KeySpace: 20000}
 	run := func() float64 {
 		res, err := s.Workload(ctx, spec, nil)
 		if err != nil {
@@ -72,8 +67,8 @@ func BenchmarkWorkloadWithSampler(b *testing.B) {
 	}
 	var ratios []float64
 	for b.Loop() {
-		ratios = append(ratios, pairs(off, on)...)
+		ratios = append(ratios, testbench.Pairs(15, off, on)...)
 	}
 	// Sampling at 1 Hz must cost under 1% of one core: no visible slowdown.
-	reportRatios(b, "ratio", ratios, 0.97)
+	testbench.ReportRatios(b, "ratio", ratios, 0.97)
 }

@@ -361,32 +361,6 @@ func rawToGo(v bson.RawValue) any {
 	return out
 }
 
-// Load inserts documents into the server (see engine.Load). If the server
-// goes down meanwhile (see UnansweredWindow) the load stops at once with a
-// *ServerDownError, and its result covers the time the server was up. A
-// failed load's result is kept for the step it runs in.
-func (s *Server) Load(ctx context.Context, spec LoadSpec, progress func(done, total int64)) (LoadResult, error) {
-	spec, db, coll, err := checkLoadSpec(spec)
-	if err != nil {
-		return LoadResult{}, err
-	}
-	lctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	watch := s.watchDown(lctx, "load", func(e *ServerDownError) { cancel(e) })
-	l := &loadRun{spec: spec, coll: s.Client().Database(db).Collection(coll), downCheck: func() *ServerDownError { return watch.check(lctx) }}
-	res, err := runLoad(lctx, l, progress)
-	watch.stop()
-	if err != nil {
-		if res.Elapsed > 0 {
-			s.run.notePartial(res)
-		}
-		return res, err
-	}
-	s.run.noteLoaded(spec.NS)
-	s.run.Eventf("info", s.Name, "loaded %d documents into %s: %.0f docs/s, %.1f MB/s", res.Docs, spec.NS, res.DocsPerSec, res.MBPerSec)
-	return res, nil
-}
-
 // startCount is how many times wtd started the process (1 + restarts); 0
 // for a server it attached to.
 func (s *Server) startCount() int {
@@ -396,43 +370,6 @@ func (s *Server) startCount() int {
 		return 0
 	}
 	return 1 + s.restarts
-}
-
-// Workload runs a workload against the server (see engine.RunWorkload).
-//
-// The workload has a client of its own, with one connection per thread
-// made before the clock starts; when ctx ends, its connections are closed,
-// which ends the operations in flight even on a server that stopped
-// answering. Every 10 s a run event gives the operations so far, the rate
-// and the p99 latency so far. If the server goes down meanwhile (see
-// UnansweredWindow) the workload stops at once with a *ServerDownError and
-// its result covers the time the server was up (see RunWorkload). A failed
-// workload's result is kept for the step it runs in.
-func (s *Server) Workload(ctx context.Context, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
-	w, err := newWorkloadRun(nil, spec)
-	if err != nil {
-		return WorkloadResult{}, err
-	}
-	client, err := s.workloadClient(ctx, w.spec.Threads)
-	if err != nil {
-		return WorkloadResult{}, fmt.Errorf("run workload %s: %w", spec.NS, err)
-	}
-	defer client.Disconnect(context.WithoutCancel(ctx))
-	db, coll, _ := strings.Cut(w.spec.NS, ".")
-	w.coll = client.Database(db).Collection(coll)
-	w.abort = func() { closeNow(client) }
-	w.status = func(st WorkloadStatus) { s.run.Eventf("info", s.Name, "%s", st) }
-	wctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	watch := s.watchDown(wctx, "workload", func(e *ServerDownError) { cancel(e) })
-	w.downCheck = func() *ServerDownError { return watch.check(wctx) }
-	res, err := w.run(wctx, progress)
-	watch.stop()
-	if err != nil {
-		s.run.notePartial(res)
-		return res, fmt.Errorf("run workload %s: %w", spec.NS, err)
-	}
-	return res, nil
 }
 
 // CollectionStats returns the document count and average document size of

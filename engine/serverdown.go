@@ -74,6 +74,10 @@ func (e *ServerDownError) Error() string {
 	return b.String()
 }
 
+// DownAt returns when the server went down (At): a *ServerDownError is a
+// workload.DownError.
+func (e *ServerDownError) DownAt() time.Time { return e.At }
+
 // when places At: "3.1 s into the step", "0.4 s before the step" or, with
 // no From, "at 15:04:05.000".
 func (e *ServerDownError) when() string {
@@ -178,6 +182,16 @@ func (w *downWatch) found() *ServerDownError {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.down
+}
+
+// hook is w.check as a load's or workload's Down hook.
+func (w *downWatch) hook(ctx context.Context) func() error {
+	return func() error {
+		if e := w.check(ctx); e != nil {
+			return e
+		}
+		return nil
+	}
 }
 
 // report notes e and calls onDown with it.
@@ -364,16 +378,4 @@ func (s *Server) refuses(ctx context.Context) error {
 // ping runs {ping: 1}.
 func (s *Server) ping(ctx context.Context) error {
 	return s.Client().Database("admin").RunCommand(ctx, bson.D{{Key: "ping", Value: 1}}).Err()
-}
-
-// upTime is the time a load or workload that began at start and ran for
-// elapsed counts: all of it, unless ctx was cancelled because the server
-// went down; then the time the server was up, until it went down or, if
-// later, the end of the last success (lastOK, from start).
-func upTime(ctx context.Context, start time.Time, lastOK, elapsed time.Duration) time.Duration {
-	var down *ServerDownError
-	if !errors.As(context.Cause(ctx), &down) {
-		return elapsed
-	}
-	return min(max(down.At.Sub(start), lastOK, 0), elapsed)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/workload"
 	"wtd/internal/testbin"
 )
 
@@ -89,10 +90,10 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 			r, _, _ := newTestRun(t, 0)
 			target := c.target(t, r)
 			s := target.s
-			if _, err := s.Load(ctx, LoadSpec{NS: "d.c", Docs: 20000, DocBytes: 200}, nil); err != nil {
+			if _, err := s.Load(ctx, workload.LoadSpec{NS: "d.c", Docs: 20000, DocBytes: 200}, nil); err != nil {
 				t.Fatal(err)
 			}
-			spec := WorkloadSpec{NS: "d.c", Duration: 8 * time.Second, Threads: 4, Mix: Mix{Read: 1, Update: 1}, KeySpace: 20000, DocBytes: 200}
+			spec := workload.Spec{NS: "d.c", Duration: 8 * time.Second, Threads: 4, Mix: workload.Mix{Read: 1, Update: 1}, KeySpace: 20000, DocBytes: 200}
 			if c.sig == syscall.SIGSTOP {
 				spec.Duration = 30 * time.Second // it must end by the watch, not by its length
 			}
@@ -137,7 +138,7 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 			if !errors.As(o.err, &down) || down.Server != "m1" {
 				t.Errorf("step error %v: not a *ServerDownError of m1", o.err)
 			}
-			res, ok := o.rec.Result.(WorkloadResult)
+			res, ok := o.rec.Result.(workload.Result)
 			if !ok {
 				t.Fatalf("step result %T, want the workload's", o.rec.Result)
 			}
@@ -152,7 +153,7 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 
 // checkCutAtDeath checks that a workload's figures cover the time before
 // its server went down, upTo after the workload began (at most).
-func checkCutAtDeath(t *testing.T, res WorkloadResult, upTo time.Duration) {
+func checkCutAtDeath(t *testing.T, res workload.Result, upTo time.Duration) {
 	t.Helper()
 	const margin = 500 * time.Millisecond
 	if res.Elapsed > upTo+margin || res.Elapsed < time.Second {
@@ -182,7 +183,7 @@ func TestLoadStepFailsWhenItsServerIsKilled(t *testing.T) {
 	target := startedTarget(t, r)
 	s := target.s
 	// Far more than the 2 s before the kill: the load must not end first.
-	spec := LoadSpec{NS: "d.c", Docs: 20_000_000, DocBytes: 200, Threads: 2}
+	spec := workload.LoadSpec{NS: "d.c", Docs: 20_000_000, DocBytes: 200, Threads: 2}
 	var done atomic.Int64
 	began := make(chan time.Time, 1)
 	type outcome struct {
@@ -216,7 +217,7 @@ func TestLoadStepFailsWhenItsServerIsKilled(t *testing.T) {
 	if !errors.As(o.err, &down) {
 		t.Errorf("step error %v: not a *ServerDownError", o.err)
 	}
-	res, ok := o.rec.Result.(LoadResult)
+	res, ok := o.rec.Result.(workload.LoadResult)
 	if !ok {
 		t.Fatalf("step result %T, want the load's", o.rec.Result)
 	}
@@ -239,7 +240,7 @@ func TestStepFailsWhenItsServerDies(t *testing.T) {
 	ctx := context.Background()
 	r, _, _ := newTestRun(t, 0)
 	target := startedTarget(t, r)
-	if _, err := target.s.Load(ctx, LoadSpec{NS: "d.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+	if _, err := target.s.Load(ctx, workload.LoadSpec{NS: "d.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
 	reaped := func() bool { return target.s.crashed() != nil }
@@ -285,14 +286,14 @@ func TestStepSurvivesRestartAndStopByWtd(t *testing.T) {
 	ctx := context.Background()
 	r, _, _ := newTestRun(t, 0)
 	s := startedTarget(t, r).s
-	if _, err := s.Load(ctx, LoadSpec{NS: "d.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "d.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
 	rec, err := r.Step(ctx, StepSpec{Name: "restart", Server: s}, func(ctx context.Context) (any, error) {
 		if err := s.Restart(ctx, ServerChanges{}); err != nil {
 			return nil, err
 		}
-		return s.Workload(ctx, WorkloadSpec{NS: "d.c", Ops: 2000, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+		return s.Workload(ctx, workload.Spec{NS: "d.c", Ops: 2000, Mix: workload.Mix{Read: 1}, KeySpace: 1000}, nil)
 	})
 	if err != nil || rec.Status != StatusOK {
 		t.Errorf("step with a restart: %s, %v; want ok", rec.Status, err)

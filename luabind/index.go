@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"wtd/engine"
+	"wtd/engine/workload"
 )
 
 // m:create_index{ ns=, key=, expireAfterSeconds=, unique=, name=, keep= } -> name
@@ -87,13 +88,13 @@ func indexKeys(o options, key string) []engine.IndexKey {
 // seconds } of m:load and m:workload: without from, the field holds the
 // time of the insert; with from and to, a moment drawn uniformly between
 // them (seconds since the epoch, as os.time() gives).
-func dateOption(o options) *engine.DateSpec {
+func dateOption(o options) *workload.DateSpec {
 	t, ok := o.table("date")
 	if !ok {
 		return nil
 	}
 	do := tableOptions(o.L, t, o.fname+": date", "field", "from", "to")
-	d := &engine.DateSpec{}
+	d := &workload.DateSpec{}
 	if d.Field, ok = do.str("field"); !ok {
 		raisef(o.L, "%s: date.field is required", o.fname)
 	}

@@ -11,11 +11,11 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"wtd/internal/testbin"
-
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/engine/workload"
 	"wtd/hostctl"
+	"wtd/internal/testbin"
 	"wtd/internal/testhost"
 )
 
@@ -415,12 +415,12 @@ func TestStep(t *testing.T) {
 		if st.Labels["round"] != float64(i+1) || st.Labels["cacheSizeGB"] != 0.25 {
 			t.Errorf("step %d labels = %v", i, st.Labels)
 		}
-		res, ok := st.Result.(engine.WorkloadResult)
+		res, ok := st.Result.(workload.Result)
 		if !ok {
-			t.Fatalf("step %d result is %T, want engine.WorkloadResult", i, st.Result)
+			t.Fatalf("step %d result is %T, want workload.Result", i, st.Result)
 		}
-		if res.Ops[engine.OpRead].Count != 1000 {
-			t.Errorf("step %d read count = %d", i, res.Ops[engine.OpRead].Count)
+		if res.Ops[workload.OpRead].Count != 1000 {
+			t.Errorf("step %d read count = %d", i, res.Ops[workload.OpRead].Count)
 		}
 		if st.Server == nil || st.Settings == nil || st.Settings.CacheMaxBytes != 268435456 || st.Provenance == nil {
 			t.Errorf("step %d lacks server deltas, settings or provenance: %+v", i, st)

@@ -12,6 +12,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine"
+	"wtd/engine/workload"
 	"wtd/hostctl"
 )
 
@@ -407,12 +408,12 @@ func (b *binding) serverCollectionStats(L *lua.LState) int {
 //
 // Inserts docs incompressible documents of doc_bytes BSON bytes with _id
 // start_id... (date = { field=, from=, to= } adds a date field: see
-// dateOption). The result is engine.LoadResult by its JSON names: docs,
+// dateOption). The result is workload.LoadResult by its JSON names: docs,
 // bytes, elapsed_ns, docs_per_sec, mb_per_sec, batch = {...}, errors.
 func (b *binding) serverLoad(L *lua.LState) int {
 	s := checkServer(L, 1)
 	o := checkOptions(L, 2, "load", "ns", "docs", "doc_bytes", "batch", "threads", "start_id", "date")
-	var spec engine.LoadSpec
+	var spec workload.LoadSpec
 	var ok bool
 	if spec.NS, ok = o.str("ns"); !ok {
 		raisef(L, "load: ns is required (\"db.collection\")")
@@ -456,7 +457,7 @@ func (b *binding) serverLoad(L *lua.LState) int {
 // distribution is "uniform", "zipfian", "scrambled_zipfian", "latest" or
 // "hotspot" (the engine checks it). doc_bytes defaults to the load's (else collStats' average). The other
 // options are read by workloadOptions. The result
-// is engine.WorkloadResult by its JSON names: elapsed_ns, ops = { read =
+// is workload.Result by its JSON names: elapsed_ns, ops = { read =
 // { count, errors, ops_per_sec, p50_micros, p99_micros, ... } }, total,
 // series, next_insert_id, and rate, behind, warmup, watch.
 func (b *binding) serverWorkload(L *lua.LState) int {
@@ -477,8 +478,8 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 }
 
 // workloadSpec reads the options of m:workload (o) into a spec for s.
-func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) engine.WorkloadSpec {
-	var spec engine.WorkloadSpec
+func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) workload.Spec {
+	var spec workload.Spec
 	ns, ok := o.str("ns")
 	if !ok {
 		if ns = b.lastNS; ns == "" {
@@ -496,13 +497,13 @@ func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) engin
 	threads, _ := o.integer("threads")
 	spec.Threads = clampInt(threads)
 	if mt, ok := o.table("mix"); ok {
-		mo := tableOptions(L, mt, o.fname+": mix", engine.OpRead, engine.OpUpdate, engine.OpInsert, engine.OpScan, engine.OpRMW, engine.OpQuery)
-		spec.Mix.Read, _ = mo.number(engine.OpRead)
-		spec.Mix.Update, _ = mo.number(engine.OpUpdate)
-		spec.Mix.Insert, _ = mo.number(engine.OpInsert)
-		spec.Mix.Scan, _ = mo.number(engine.OpScan)
-		spec.Mix.RMW, _ = mo.number(engine.OpRMW)
-		spec.Mix.Query, _ = mo.number(engine.OpQuery)
+		mo := tableOptions(L, mt, o.fname+": mix", workload.OpRead, workload.OpUpdate, workload.OpInsert, workload.OpScan, workload.OpRMW, workload.OpQuery)
+		spec.Mix.Read, _ = mo.number(workload.OpRead)
+		spec.Mix.Update, _ = mo.number(workload.OpUpdate)
+		spec.Mix.Insert, _ = mo.number(workload.OpInsert)
+		spec.Mix.Scan, _ = mo.number(workload.OpScan)
+		spec.Mix.RMW, _ = mo.number(workload.OpRMW)
+		spec.Mix.Query, _ = mo.number(workload.OpQuery)
 	}
 	spec.Distribution, _ = o.str("distribution")
 	spec.Seed, _ = o.integer("seed")
@@ -528,7 +529,7 @@ func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) engin
 		}
 	}
 	if hasWS {
-		if spec.WorkingSetKeys, err = engine.WorkingSetKeys(ws, wsUnit, spec.KeySpace, avg); err != nil {
+		if spec.WorkingSetKeys, err = workload.WorkingSetKeys(ws, wsUnit, spec.KeySpace, avg); err != nil {
 			b.raise(L, "workload", err)
 		}
 	}
@@ -545,16 +546,16 @@ func workingSet(o options) (float64, string, bool) {
 		return 0, "", false
 	case lua.LNumber:
 		if float64(x) > 1 {
-			return float64(x), engine.UnitMB, true
+			return float64(x), workload.UnitMB, true
 		}
-		return float64(x), engine.UnitFraction, true
+		return float64(x), workload.UnitFraction, true
 	case lua.LString:
 		s := strings.ToUpper(strings.TrimSpace(string(x)))
 		for _, u := range []struct {
 			suffix string
 			scale  float64
 			unit   string
-		}{{"%", 0.01, engine.UnitFraction}, {"MB", 1, engine.UnitMB}, {"GB", 1024, engine.UnitMB}} {
+		}{{"%", 0.01, workload.UnitFraction}, {"MB", 1, workload.UnitMB}, {"GB", 1024, workload.UnitMB}} {
 			if num, ok := strings.CutSuffix(s, u.suffix); ok {
 				f, ok := parseLuaNumber(num)
 				if !ok {

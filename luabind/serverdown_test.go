@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/workload"
 )
 
 // TestWorkloadWhoseServerDiesFailsItsStep: kill -9 of the server during
@@ -75,7 +76,7 @@ log("not reached")
 	if st.Status != engine.StatusFailed || !strings.Contains(st.Error, "server m1 exited (killed by signal 9, SIGKILL) ") || !strings.Contains(st.Error, " s into the step") {
 		t.Errorf("step %s %q, want failed because m1 was killed", st.Status, st.Error)
 	}
-	res, ok := st.Result.(engine.WorkloadResult)
+	res, ok := st.Result.(workload.Result)
 	if !ok {
 		t.Fatalf("step result %T, want the workload's figures", st.Result)
 	}

@@ -17,7 +17,7 @@ func (b *binding) openSweep(L *lua.LState) {
 //
 // Runs the workload once per thread count, each as its own step named name
 // and labelled threads = N (and the other keys as labels), and returns the
-// table and the knee (engine.Knee): nil, with the reason, when the counts
+// table and the knee (workload.Knee): nil, with the reason, when the counts
 // did not reach it. server defaults to the run's only running server;
 // duration, if given, overrides the workload's bound.
 func (b *binding) sweepThreads(L *lua.LState) int {

@@ -7,7 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"wtd/engine"
+	"wtd/engine/workload"
 )
 
 // workloadKeys are the options of m:workload (and of sweep.threads'
@@ -29,10 +29,10 @@ var workloadKeys = []string{"ns", "ops", "duration", "threads", "mix", "working_
 //	watch = {"serverStatus.path", ...}, watch_interval = seconds
 //
 // Without mix and workload the mix is {read = 1}.
-func workloadOptions(o options, spec *engine.WorkloadSpec) {
+func workloadOptions(o options, spec *workload.Spec) {
 	spec.Workload, _ = o.str("workload")
 	if o.get("mix") == lua.LNil && spec.Workload == "" {
-		spec.Mix = engine.Mix{Read: 1}
+		spec.Mix = workload.Mix{Read: 1}
 	}
 	scanMax, _ := o.integer("scan_max")
 	spec.ScanMax = clampInt(scanMax)
@@ -108,13 +108,13 @@ func warmupOption(o options) (time.Duration, int64) {
 }
 
 // queryOption reads query = { filter =, sort =, limit =, count = }.
-func queryOption(o options) *engine.QuerySpec {
+func queryOption(o options) *workload.QuerySpec {
 	t, ok := o.table("query")
 	if !ok {
 		return nil
 	}
 	qo := tableOptions(o.L, t, o.fname+": query", "filter", "sort", "limit", "count")
-	q := &engine.QuerySpec{Filter: bson.D{}}
+	q := &workload.QuerySpec{Filter: bson.D{}}
 	if ft, ok := qo.table("filter"); ok {
 		d, err := tableToDoc(ft, 0)
 		if err != nil {

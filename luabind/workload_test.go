@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"wtd/engine"
+	"wtd/engine/workload"
 )
 
 // TestWorkloadOptions runs testdata/workload_test.lua: the new operations,
@@ -22,7 +23,7 @@ func TestWorkloadOptions(t *testing.T) {
 		t.Fatalf("%d sweep steps, want 2", len(knee))
 	}
 	for i, st := range knee {
-		wr, ok := st.Result.(engine.WorkloadResult)
+		wr, ok := st.Result.(workload.Result)
 		if !ok || st.Labels["threads"] != i+1 || st.Labels["round"] != 1.0 || wr.Total.Count == 0 || st.Status != engine.StatusOK {
 			t.Errorf("sweep step %d: labels %v, result %T %+v, status %s", i, st.Labels, st.Result, wr.Total, st.Status)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/engine/workload"
 	"wtd/internal/testbin"
 	"wtd/internal/testhost"
 	"wtd/internal/testsvc"
@@ -218,7 +219,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 			if got := s.Settings.Parameters["executionControlConcurrentReadTransactions"]; got != n {
 				t.Errorf("step with tickets=%v ran with executionControlConcurrentReadTransactions=%v", n, got)
 			}
-			wr := s.Result.(engine.WorkloadResult)
+			wr := s.Result.(workload.Result)
 			added, waited := wr.Watch[q+"addedToQueue"], wr.Watch[q+"totalTimeQueuedMicros"]
 			queued, longest := added.End-added.Start, wr.Watch[q+"queueLength"].Max
 			t.Logf("%v tickets: %d reads, queueLength max %.0f, %.0f queued, %.0f µs queued in all", n, wr.Total.Count, longest, queued, waited.End-waited.Start)
@@ -244,16 +245,16 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 		for _, s := range steps {
 			byName[s.Name] = s
 		}
-		for _, p := range engine.Presets {
+		for _, p := range workload.Presets {
 			s, ok := byName[p.Name]
 			if !ok {
 				t.Errorf("no step %s", p.Name)
 				continue
 			}
-			wr := s.Result.(engine.WorkloadResult)
+			wr := s.Result.(workload.Result)
 			m := p.Mix
-			weights := map[string]float64{engine.OpRead: m.Read, engine.OpUpdate: m.Update, engine.OpInsert: m.Insert,
-				engine.OpScan: m.Scan, engine.OpRMW: m.RMW, engine.OpQuery: m.Query}
+			weights := map[string]float64{workload.OpRead: m.Read, workload.OpUpdate: m.Update, workload.OpInsert: m.Insert,
+				workload.OpScan: m.Scan, workload.OpRMW: m.RMW, workload.OpQuery: m.Query}
 			n := float64(wr.Total.Count)
 			for op, w := range weights {
 				got := float64(wr.Ops[op].Count) / n
@@ -265,20 +266,20 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 				t.Errorf("%s: distribution %s, warm-up %+v, provenance %q", p.Name, wr.Distribution, wr.Warmup, s.Provenance.Warmup)
 			}
 		}
-		if e := byName["ycsb-e"].Result.(engine.WorkloadResult).Ops[engine.OpScan]; e.Docs <= e.Count {
+		if e := byName["ycsb-e"].Result.(workload.Result).Ops[workload.OpScan]; e.Docs <= e.Count {
 			t.Errorf("ycsb-e: %d scans returned %d documents", e.Count, e.Docs)
 		}
 	},
 	// The knee the playbook reports is the rule applied to the steps it
 	// recorded, one per thread count.
 	"knee.lua": func(t *testing.T, steps []engine.StepRecord) {
-		var points []engine.SweepPoint
+		var points []workload.SweepPoint
 		var knee map[string]any
 		for _, s := range steps {
 			switch s.Name {
 			case "threads":
-				wr := s.Result.(engine.WorkloadResult)
-				points = append(points, engine.SweepPoint{Threads: s.Labels["threads"].(int), OpsPerSec: wr.Total.OpsPerSec,
+				wr := s.Result.(workload.Result)
+				points = append(points, workload.SweepPoint{Threads: s.Labels["threads"].(int), OpsPerSec: wr.Total.OpsPerSec,
 					P50Micros: wr.Total.P50Micros, P99Micros: wr.Total.P99Micros})
 			case "knee":
 				knee, _ = s.Result.(map[string]any)
@@ -287,7 +288,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 		if len(points) != 3 || knee == nil {
 			t.Fatalf("%d thread counts measured, knee %v", len(points), knee)
 		}
-		want, ok, reason, err := engine.Knee(points)
+		want, ok, reason, err := workload.Knee(points)
 		if err != nil {
 			t.Fatal(err)
 		}

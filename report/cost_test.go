@@ -14,6 +14,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/engine/workload"
 	"wtd/internal/testbin"
 )
 
@@ -63,12 +64,12 @@ func synthRun(t testing.TB, st *store.Store, seed uint64, start time.Time) int64
 		if err != nil {
 			t.Fatal(err)
 		}
-		var series []engine.SecondPoint
+		var series []workload.SecondPoint
 		total := int64(0)
 		for s := range 60 {
 			n := int64(8000 + rng.IntN(800))
 			total += n
-			series = append(series, engine.SecondPoint{Second: s, Counts: map[string]int64{"read": n}, P99Micros: map[string]float64{"read": 300 + 50*rng.Float64()}})
+			series = append(series, workload.SecondPoint{Second: s, Counts: map[string]int64{"read": n}, P99Micros: map[string]float64{"read": 300 + 50*rng.Float64()}})
 		}
 		res := map[string]any{"result": map[string]any{"total": map[string]any{"count": total, "ops_per_sec": float64(total) / 60,
 			"p50_micros": 110.0, "p99_micros": 320.0}, "series": series},

@@ -7,6 +7,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/record"
+	"wtd/engine/workload"
 )
 
 // kneeXLabel is the x axis of the charts against threads.
@@ -15,7 +16,7 @@ const kneeXLabel = "threads (log scale)"
 // kneeCharts draws the thread sweeps of the runs (sweep.threads: workload
 // steps labelled threads = N): throughput and p99 latency against the
 // thread count, one line per step name, and names each sweep's knee by
-// engine.Knee in the note. A thread count measured more than once counts
+// workload.Knee in the note. A thread count measured more than once counts
 // with the median of its figures. Without a sweep of two counts or more
 // the charts are empty (and left out).
 func kneeCharts(recs []*record.Record) []Chart {
@@ -30,7 +31,7 @@ func kneeCharts(recs []*record.Record) []Chart {
 			}
 			ops.Runs = append(ops.Runs, RunData{Run: rec.Run.ID, X: x, Series: []Series{{Label: sw.name, Y: y}}})
 			p99.Runs = append(p99.Runs, RunData{Run: rec.Run.ID, X: x, Series: []Series{{Label: sw.name, Y: q}}})
-			knee, ok, reason, err := engine.Knee(sw.points)
+			knee, ok, reason, err := workload.Knee(sw.points)
 			switch {
 			case err != nil:
 				reason = err.Error()
@@ -42,7 +43,7 @@ func kneeCharts(recs []*record.Record) []Chart {
 			notes = append(notes, fmt.Sprintf("run %d, %s: %s", rec.Run.ID, sw.name, reason))
 		}
 	}
-	rule := fmt.Sprintf("The knee is the smallest thread count k such that every larger count has less than %.0f%% more throughput per doubling of the threads from k and a higher p99 than k. ", 100*engine.KneeGrowth)
+	rule := fmt.Sprintf("The knee is the smallest thread count k such that every larger count has less than %.0f%% more throughput per doubling of the threads from k and a higher p99 than k. ", 100*workload.KneeGrowth)
 	ops.Note = rule + strings.Join(notes, "; ")
 	p99.Note = ops.Note
 	return []Chart{ops, p99}
@@ -51,7 +52,7 @@ func kneeCharts(recs []*record.Record) []Chart {
 // sweep is one step name's points of a run, by thread count.
 type sweep struct {
 	name   string
-	points []engine.SweepPoint
+	points []workload.SweepPoint
 }
 
 // sweeps returns the run's workload steps labelled threads, by step name,
@@ -85,9 +86,9 @@ func sweeps(rec *record.Record) []sweep {
 		sw := sweep{name: name}
 		for n, f := range by[name] {
 			med := func(v []float64) float64 { return engine.Summarise(v).Median }
-			sw.points = append(sw.points, engine.SweepPoint{Threads: n, OpsPerSec: med(f.ops), P50Micros: med(f.p50), P99Micros: med(f.p99)})
+			sw.points = append(sw.points, workload.SweepPoint{Threads: n, OpsPerSec: med(f.ops), P50Micros: med(f.p50), P99Micros: med(f.p99)})
 		}
-		slices.SortFunc(sw.points, func(a, b engine.SweepPoint) int { return a.Threads - b.Threads })
+		slices.SortFunc(sw.points, func(a, b workload.SweepPoint) int { return a.Threads - b.Threads })
 		out = append(out, sw)
 	}
 	return out

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/engine/workload"
 )
 
 // recordRun records a run of one reads step whose per-second throughput
@@ -28,10 +28,10 @@ func recordRun(t *testing.T, st *store.Store, rng *rand.Rand, level float64, par
 	if err != nil {
 		t.Fatal(err)
 	}
-	var series []engine.SecondPoint
+	var series []workload.SecondPoint
 	for s := range 21 {
 		n := int64(level * (1 + 0.03*rng.NormFloat64()))
-		series = append(series, engine.SecondPoint{Second: s, Counts: map[string]int64{"read": n}, P99Micros: map[string]float64{"read": 300}})
+		series = append(series, workload.SecondPoint{Second: s, Counts: map[string]int64{"read": n}, P99Micros: map[string]float64{"read": 300}})
 	}
 	b, _ := json.Marshal(map[string]any{"result": map[string]any{"total": map[string]any{"count": 20 * level, "ops_per_sec": level, "p99_micros": 300.0}, "series": series}})
 	if err := st.FinishStep(ctx, sid, store.StepResult{Status: store.StatusOK, Results: b}); err != nil {

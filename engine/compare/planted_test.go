@@ -10,6 +10,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/engine/workload"
 )
 
 // plantedRun is a run recorded through the store's API with figures a test
@@ -23,7 +24,7 @@ type plantedRun struct {
 }
 
 // plantedStep is a step of a planted run: its result (an
-// engine.WorkloadResult or engine.LoadResult) and server deltas recorded
+// workload.Result or workload.LoadResult) and server deltas recorded
 // as a run records them.
 type plantedStep struct {
 	name   string
@@ -89,11 +90,11 @@ func wiggle(i int) float64 { return 1 + 0.01*float64(i%5-2) }
 
 // seconds are n per-second points from second first on: ops operations
 // a second and a p99 of p99 µs (each wiggled), marked warm-up or not.
-func seconds(first, n int, ops, p99 float64, warmup bool) []engine.SecondPoint {
-	out := make([]engine.SecondPoint, n)
+func seconds(first, n int, ops, p99 float64, warmup bool) []workload.SecondPoint {
+	out := make([]workload.SecondPoint, n)
 	for i := range out {
 		s := first + i
-		out[i] = engine.SecondPoint{Second: s, Counts: map[string]int64{"read": int64(ops * wiggle(s))},
+		out[i] = workload.SecondPoint{Second: s, Counts: map[string]int64{"read": int64(ops * wiggle(s))},
 			P99Micros: map[string]float64{"read": p99 * wiggle(s+1)}, Warmup: warmup}
 	}
 	return out
@@ -102,13 +103,13 @@ func seconds(first, n int, ops, p99 float64, warmup bool) []engine.SecondPoint {
 // readsResult is a read workload's result: warm seconds of warm-up at
 // warmOps and warmP99, then full seconds at ops and p99, then a partial
 // second; its totals are opsPerSec, p50 and p99.
-func readsResult(full int, ops, p50, p99 float64, warm int, warmOps, warmP99 float64) engine.WorkloadResult {
+func readsResult(full int, ops, p50, p99 float64, warm int, warmOps, warmP99 float64) workload.Result {
 	series := seconds(0, warm, warmOps, warmP99, true)
 	series = append(series, seconds(warm, full, ops, p99, false)...)
 	series = append(series, seconds(warm+full, 1, ops/3, p99, false)...)
-	total := engine.OpStats{Count: int64(float64(full) * ops), OpsPerSec: ops, P50Micros: p50, P99Micros: p99}
-	return engine.WorkloadResult{Elapsed: time.Duration(full) * time.Second, Ops: map[string]engine.OpStats{"read": total},
-		Total: total, Series: series, Mix: engine.Mix{Read: 1}}
+	total := workload.OpStats{Count: int64(float64(full) * ops), OpsPerSec: ops, P50Micros: p50, P99Micros: p99}
+	return workload.Result{Elapsed: time.Duration(full) * time.Second, Ops: map[string]workload.OpStats{"read": total},
+		Total: total, Series: series, Mix: workload.Mix{Read: 1}}
 }
 
 func ptr(v float64) *float64 { return &v }
@@ -137,8 +138,8 @@ func roundSteps(rounds int, slowdown float64) []plantedStep {
 	var out []plantedStep
 	for r := 1; r <= rounds; r++ {
 		w := wiggle(r)
-		load := engine.LoadResult{Docs: 10000, DocsPerSec: loadDocs / slowdown * w,
-			Batch: engine.OpStats{Count: 10, P50Micros: batchP50 * slowdown * w, P99Micros: batchP99 * slowdown * w}}
+		load := workload.LoadResult{Docs: 10000, DocsPerSec: loadDocs / slowdown * w,
+			Batch: workload.OpStats{Count: 10, P50Micros: batchP50 * slowdown * w, P99Micros: batchP99 * slowdown * w}}
 		res := readsResult(plantedSeconds, readOps/slowdown*w, readP50*slowdown*w, readP99*slowdown*w, 0, 0, 0)
 		pages := pagesPerOp * slowdown * w
 		deltas := &engine.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)),

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func testOpcounters(t *testing.T, client *mongo.Client) map[string]int64 {
 func testLoaded(t *testing.T, docs int64, docBytes int) *mongo.Client {
 	t.Helper()
 	client, _ := startTestServer(t)
-	if _, err := Load(context.Background(), client, LoadSpec{NS: "bench.w", Docs: docs, DocBytes: docBytes}, nil); err != nil {
+	if _, err := Load(context.Background(), client, LoadSpec{NS: "bench.w", Docs: docs, DocBytes: docBytes}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
 	return client
@@ -41,9 +41,9 @@ func TestRunWorkloadMatchesOpcounters(t *testing.T) {
 	client := testLoaded(t, keys, docBytes)
 	before := testOpcounters(t, client)
 	var lastDone, lastTotal int64
-	spec := WorkloadSpec{NS: "bench.w", Ops: 3000, Threads: 3, Mix: Mix{Read: 5, Update: 3, Insert: 2},
+	spec := Spec{NS: "bench.w", Ops: 3000, Threads: 3, Mix: Mix{Read: 5, Update: 3, Insert: 2},
 		KeySpace: keys, DocBytes: docBytes, Seed: 1}
-	res, err := RunWorkload(context.Background(), client, spec, func(done, total int64) { lastDone, lastTotal = done, total })
+	res, err := Run(context.Background(), client, spec, Hooks{Progress: func(done, total int64) { lastDone, lastTotal = done, total }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestRunWorkloadMatchesOpcounters(t *testing.T) {
 	// Running again from NextInsertID must not collide with the first run.
 	spec.InsertStartID, spec.Mix = res.NextInsertID, Mix{Insert: 1}
 	spec.Ops = 100
-	again, err := RunWorkload(context.Background(), client, spec, nil)
+	again, err := Run(context.Background(), client, spec, Hooks{})
 	if err != nil || again.Ops[OpInsert].Count != 100 || len(again.Ops) != 1 {
 		t.Errorf("second insert run: %v, ops %v", err, again.Ops)
 	}
@@ -123,9 +123,9 @@ func testPads(t *testing.T, client *mongo.Client) map[int64]string {
 func TestRunWorkloadZipfianWorkingSet(t *testing.T) {
 	client := testLoaded(t, 1000, 64)
 	before := testPads(t, client)
-	spec := WorkloadSpec{NS: "bench.w", Ops: 500, Mix: Mix{Update: 1}, KeySpace: 1000, WorkingSetKeys: 10,
+	spec := Spec{NS: "bench.w", Ops: 500, Mix: Mix{Update: 1}, KeySpace: 1000, WorkingSetKeys: 10,
 		Distribution: DistZipfian, DocBytes: 64, Threads: 2}
-	res, err := RunWorkload(context.Background(), client, spec, nil)
+	res, err := Run(context.Background(), client, spec, Hooks{})
 	if err != nil || res.Total.Count != 500 || res.Total.Errors != 0 {
 		t.Fatalf("err %v, total %+v", err, res.Total)
 	}
@@ -151,9 +151,9 @@ func TestRunWorkloadZipfianWorkingSet(t *testing.T) {
 
 func TestRunWorkloadDuration(t *testing.T) {
 	client := testLoaded(t, 1000, 256)
-	spec := WorkloadSpec{NS: "bench.w", Duration: 1200 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000}
+	spec := Spec{NS: "bench.w", Duration: 1200 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000}
 	began := time.Now()
-	res, err := RunWorkload(context.Background(), client, spec, nil)
+	res, err := Run(context.Background(), client, spec, Hooks{})
 	took := time.Since(began)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestRunWorkloadDuration(t *testing.T) {
 
 	// With both bounds the first reached ends the run.
 	spec.Ops, spec.Duration = 50, time.Minute
-	res, err = RunWorkload(context.Background(), client, spec, nil)
+	res, err = Run(context.Background(), client, spec, Hooks{})
 	if err != nil || res.Total.Count != 50 || res.Elapsed > 10*time.Second {
 		t.Errorf("ops 50 within a minute: err %v, count %d, elapsed %v", err, res.Total.Count, res.Elapsed)
 	}
@@ -189,8 +189,8 @@ func TestRunWorkloadCancel(t *testing.T) {
 	defer cancel(nil)
 	// 50 operations of a half-and-half mix: both kinds, but for 2^-49.
 	c := newCancelWhen(cancel, cause, func(done int64) bool { return done >= 50 })
-	spec := WorkloadSpec{NS: "bench.w", Duration: time.Minute, Threads: 4, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1000, DocBytes: 256}
-	res, err := stopsWithin(t, c, 3*time.Second, func() (WorkloadResult, error) { return RunWorkload(ctx, client, spec, c.progress) })
+	spec := Spec{NS: "bench.w", Duration: time.Minute, Threads: 4, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1000, DocBytes: 256}
+	res, err := stopsWithin(t, c, 3*time.Second, func() (Result, error) { return Run(ctx, client, spec, Hooks{Progress: c.progress}) })
 	if !errors.Is(err, cause) {
 		t.Fatalf("err = %v, want the cause %q", err, cause)
 	}
@@ -204,9 +204,9 @@ func TestRunWorkloadCancel(t *testing.T) {
 
 func TestRunWorkloadAllFailing(t *testing.T) {
 	client, _ := startTestServer(t) // an empty collection: every read misses
-	spec := WorkloadSpec{NS: "bench.none", Duration: 30 * time.Second, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000}
+	spec := Spec{NS: "bench.none", Duration: 30 * time.Second, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000}
 	began := time.Now()
-	res, err := RunWorkload(context.Background(), client, spec, nil)
+	res, err := Run(context.Background(), client, spec, Hooks{})
 	if took := time.Since(began); took > 5*time.Second {
 		t.Errorf("took %v to give up", took)
 	}
@@ -220,50 +220,50 @@ func TestRunWorkloadAllFailing(t *testing.T) {
 }
 
 func TestWorkloadSpecErrors(t *testing.T) {
-	good := WorkloadSpec{NS: "db.c", Ops: 10, Mix: Mix{Read: 1, Update: 1}, KeySpace: 100, DocBytes: 100}
+	good := Spec{NS: "db.c", Ops: 10, Mix: Mix{Read: 1, Update: 1}, KeySpace: 100, DocBytes: 100}
 	tests := []struct {
 		name string
-		edit func(*WorkloadSpec)
+		edit func(*Spec)
 		want string
 	}{
-		{"bad ns", func(s *WorkloadSpec) { s.NS = "nodot" }, `ns "nodot" is not "db.collection"`},
-		{"no bound", func(s *WorkloadSpec) { s.Ops = 0 }, "ops 0 and duration 0s: one of them must be > 0"},
-		{"negative ops", func(s *WorkloadSpec) { s.Ops = -1 }, "ops -1 out of range [0, 2^63-1]"},
-		{"negative duration", func(s *WorkloadSpec) { s.Duration = -time.Second }, "duration_ns -1000000000 out of range"},
-		{"threads", func(s *WorkloadSpec) { s.Threads = 300 }, "threads 300 out of range [1, 256]"},
-		{"empty mix", func(s *WorkloadSpec) { s.Mix = Mix{} }, "mix has no operation"},
-		{"negative weight", func(s *WorkloadSpec) { s.Mix.Update = -1 }, "mix.update -1 out of range [0, +inf)"},
-		{"no key space", func(s *WorkloadSpec) { s.KeySpace = 0 }, "key_space 0 out of range [1, 2^63-1] (reads, updates, scans"},
-		{"working set too big", func(s *WorkloadSpec) { s.WorkingSetKeys = 101 }, "working_set_keys 101 out of range [1, 100]"},
-		{"negative working set", func(s *WorkloadSpec) { s.WorkingSetKeys = -1 }, "working_set_keys -1 out of range [1, 100]"},
-		{"distribution", func(s *WorkloadSpec) { s.Distribution = "pareto" }, `distribution "pareto" is not one of "uniform", "zipfian", "scrambled_zipfian", "latest" or "hotspot"`},
-		{"hot fraction", func(s *WorkloadSpec) { s.Distribution, s.HotFraction = DistHotspot, 2 }, "hot_fraction 2 out of range (0, 1]"},
-		{"preset", func(s *WorkloadSpec) { s.Workload = "ycsb-g" }, `workload "ycsb-g" is not a preset: use "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e" or "ycsb-f"`},
-		{"scan max", func(s *WorkloadSpec) { s.Mix.Scan, s.ScanMax = 1, 200000 }, "scan_max 200000 out of range [1, 100000]"},
-		{"query missing", func(s *WorkloadSpec) { s.Mix.Query = 1 }, "the mix has queries but no query is given"},
-		{"query unused", func(s *WorkloadSpec) { s.Query = &QuerySpec{} }, "a query is given but the mix has no queries"},
-		{"query count sort", func(s *WorkloadSpec) {
+		{"bad ns", func(s *Spec) { s.NS = "nodot" }, `ns "nodot" is not "db.collection"`},
+		{"no bound", func(s *Spec) { s.Ops = 0 }, "ops 0 and duration 0s: one of them must be > 0"},
+		{"negative ops", func(s *Spec) { s.Ops = -1 }, "ops -1 out of range [0, 2^63-1]"},
+		{"negative duration", func(s *Spec) { s.Duration = -time.Second }, "duration_ns -1000000000 out of range"},
+		{"threads", func(s *Spec) { s.Threads = 300 }, "threads 300 out of range [1, 256]"},
+		{"empty mix", func(s *Spec) { s.Mix = Mix{} }, "mix has no operation"},
+		{"negative weight", func(s *Spec) { s.Mix.Update = -1 }, "mix.update -1 out of range [0, +inf)"},
+		{"no key space", func(s *Spec) { s.KeySpace = 0 }, "key_space 0 out of range [1, 2^63-1] (reads, updates, scans"},
+		{"working set too big", func(s *Spec) { s.WorkingSetKeys = 101 }, "working_set_keys 101 out of range [1, 100]"},
+		{"negative working set", func(s *Spec) { s.WorkingSetKeys = -1 }, "working_set_keys -1 out of range [1, 100]"},
+		{"distribution", func(s *Spec) { s.Distribution = "pareto" }, `distribution "pareto" is not one of "uniform", "zipfian", "scrambled_zipfian", "latest" or "hotspot"`},
+		{"hot fraction", func(s *Spec) { s.Distribution, s.HotFraction = DistHotspot, 2 }, "hot_fraction 2 out of range (0, 1]"},
+		{"preset", func(s *Spec) { s.Workload = "ycsb-g" }, `workload "ycsb-g" is not a preset: use "ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e" or "ycsb-f"`},
+		{"scan max", func(s *Spec) { s.Mix.Scan, s.ScanMax = 1, 200000 }, "scan_max 200000 out of range [1, 100000]"},
+		{"query missing", func(s *Spec) { s.Mix.Query = 1 }, "the mix has queries but no query is given"},
+		{"query unused", func(s *Spec) { s.Query = &QuerySpec{} }, "a query is given but the mix has no queries"},
+		{"query count sort", func(s *Spec) {
 			s.Mix.Query, s.Query = 1, &QuerySpec{Count: true, Sort: bson.D{{Key: "a", Value: 1}}}
 		}, "query.sort has no meaning for a count"},
-		{"query sentinel", func(s *WorkloadSpec) {
+		{"query sentinel", func(s *Spec) {
 			s.Mix.Query, s.Query = 1, &QuerySpec{Filter: bson.D{{Key: "a", Value: limitSlot}}}
 		}, "a value wtd reserves"},
-		{"negative rate", func(s *WorkloadSpec) { s.Rate = -5 }, "rate -5 out of range (0, 10000000]"},
-		{"rate and schedule", func(s *WorkloadSpec) { s.Rate, s.RateSchedule = 5, []float64{1} }, "rate and rate_schedule both given"},
-		{"schedule without step", func(s *WorkloadSpec) { s.RateSchedule = []float64{1, 2} }, "a schedule of 2 rates needs a step > 0"},
-		{"bad schedule rate", func(s *WorkloadSpec) { s.RateSchedule, s.RateStep = []float64{1, 0}, time.Second }, "rate_schedule[2] 0 out of range"},
-		{"step without schedule", func(s *WorkloadSpec) { s.RateStep = time.Second }, "rate_step needs a rate schedule"},
-		{"two warm-ups", func(s *WorkloadSpec) { s.Warmup, s.WarmupOps = time.Second, 5 }, "warmup and warmup_ops both given"},
-		{"negative warm-up", func(s *WorkloadSpec) { s.WarmupOps = -5 }, "warmup_ops -5 out of range"},
-		{"watch path", func(s *WorkloadSpec) { s.Watch = []string{"a..b"} }, `watch: "a..b" is not a dotted serverStatus path`},
-		{"doc bytes", func(s *WorkloadSpec) { s.DocBytes = 0 }, "doc_bytes 0 out of range [32, 16777216]"},
-		{"insert start", func(s *WorkloadSpec) { s.InsertStartID = -5 }, "insert_start_id -5 out of range"},
+		{"negative rate", func(s *Spec) { s.Rate = -5 }, "rate -5 out of range (0, 10000000]"},
+		{"rate and schedule", func(s *Spec) { s.Rate, s.RateSchedule = 5, []float64{1} }, "rate and rate_schedule both given"},
+		{"schedule without step", func(s *Spec) { s.RateSchedule = []float64{1, 2} }, "a schedule of 2 rates needs a step > 0"},
+		{"bad schedule rate", func(s *Spec) { s.RateSchedule, s.RateStep = []float64{1, 0}, time.Second }, "rate_schedule[2] 0 out of range"},
+		{"step without schedule", func(s *Spec) { s.RateStep = time.Second }, "rate_step needs a rate schedule"},
+		{"two warm-ups", func(s *Spec) { s.Warmup, s.WarmupOps = time.Second, 5 }, "warmup and warmup_ops both given"},
+		{"negative warm-up", func(s *Spec) { s.WarmupOps = -5 }, "warmup_ops -5 out of range"},
+		{"watch path", func(s *Spec) { s.Watch = []string{"a..b"} }, `watch: "a..b" is not a dotted serverStatus path`},
+		{"doc bytes", func(s *Spec) { s.DocBytes = 0 }, "doc_bytes 0 out of range [32, 16777216]"},
+		{"insert start", func(s *Spec) { s.InsertStartID = -5 }, "insert_start_id -5 out of range"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := good
 			tt.edit(&spec)
-			_, err := RunWorkload(context.Background(), nil, spec, nil)
+			_, err := Run(context.Background(), nil, spec, Hooks{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tt.want)
 			}
@@ -274,28 +274,28 @@ func TestWorkloadSpecErrors(t *testing.T) {
 func TestWorkloadSpecDefaults(t *testing.T) {
 	tests := []struct {
 		name string
-		spec WorkloadSpec
+		spec Spec
 		want func(*workloadRun) bool
 	}{
-		{"insert only needs no key space", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Insert: 1}, DocBytes: 32},
+		{"insert only needs no key space", Spec{NS: "d.c", Ops: 1, Mix: Mix{Insert: 1}, DocBytes: 32},
 			func(w *workloadRun) bool { return w.keys == nil && w.spec.InsertStartID == 0 && w.spec.Threads == 1 }},
-		{"inserts start above the key space", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Insert: 1}, KeySpace: 7, DocBytes: 32},
+		{"inserts start above the key space", Spec{NS: "d.c", Ops: 1, Mix: Mix{Insert: 1}, KeySpace: 7, DocBytes: 32},
 			func(w *workloadRun) bool { return w.nextInsert.Load() == 7 }},
-		{"read only needs no doc bytes", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1}, KeySpace: 7},
+		{"read only needs no doc bytes", Spec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1}, KeySpace: 7},
 			func(w *workloadRun) bool { return w.spec.WorkingSetKeys == 7 && w.below[opRead] > 1 }},
-		{"weights are normalised", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 2, Update: 1, Insert: 1}, KeySpace: 7, DocBytes: 32},
+		{"weights are normalised", Spec{NS: "d.c", Ops: 1, Mix: Mix{Read: 2, Update: 1, Insert: 1}, KeySpace: 7, DocBytes: 32},
 			func(w *workloadRun) bool {
 				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.75 && w.below[opInsert] > 1
 			}},
-		{"unused ops in between are never drawn", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, RMW: 1}, KeySpace: 7, DocBytes: 32},
+		{"unused ops in between are never drawn", Spec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, RMW: 1}, KeySpace: 7, DocBytes: 32},
 			func(w *workloadRun) bool {
 				return w.below[opRead] == 0.5 && w.below[opUpdate] == 0.5 && w.below[opScan] == 0.5 && w.below[opRMW] > 1
 			}},
-		{"a scan length by default", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Scan: 1}, KeySpace: 7},
+		{"a scan length by default", Spec{NS: "d.c", Ops: 1, Mix: Mix{Scan: 1}, KeySpace: 7},
 			func(w *workloadRun) bool { return w.spec.ScanMax == DefaultScanMax && w.scan != nil }},
-		{"a query without keys needs no key space", WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Query: 1}, Query: &QuerySpec{Count: true}},
+		{"a query without keys needs no key space", Spec{NS: "d.c", Ops: 1, Mix: Mix{Query: 1}, Query: &QuerySpec{Count: true}},
 			func(w *workloadRun) bool { return w.keys == nil && w.query != nil && len(w.query.keys) == 0 }},
-		{"a schedule lasts its steps", WorkloadSpec{NS: "d.c", Mix: Mix{Read: 1}, KeySpace: 7, RateSchedule: []float64{10, 20}, RateStep: time.Second},
+		{"a schedule lasts its steps", Spec{NS: "d.c", Mix: Mix{Read: 1}, KeySpace: 7, RateSchedule: []float64{10, 20}, RateStep: time.Second},
 			func(w *workloadRun) bool { return w.spec.Duration == 2*time.Second && w.sched != nil }},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ type Preset struct {
 	ScanMax      int
 }
 
-// Presets are the workloads WorkloadSpec.Workload names.
+// Presets are the workloads Spec.Workload names.
 var Presets = []Preset{
 	{Name: "ycsb-a", What: "update heavy: 50% reads, 50% updates", Mix: Mix{Read: 0.5, Update: 0.5}, Distribution: DistScrambledZipfian},
 	{Name: "ycsb-b", What: "read mostly: 95% reads, 5% updates", Mix: Mix{Read: 0.95, Update: 0.05}, Distribution: DistScrambledZipfian},
@@ -40,7 +40,7 @@ func presetNames() []string {
 // applyPreset fills the fields of s that are left zero (the mix as a
 // whole, the distribution, the scan length) from the preset s.Workload
 // names, if any.
-func applyPreset(s *WorkloadSpec) error {
+func applyPreset(s *Spec) error {
 	if s.Workload == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"time"
@@ -8,7 +8,7 @@ import (
 
 // Latency histograms count microseconds from 1 µs to 60 s. Run-long
 // histograms keep 3 significant digits; the per-second ones behind
-// WorkloadResult.Series keep 2, which is plenty for a p99 per second and
+// Result.Series keep 2, which is plenty for a p99 per second and
 // makes them about 20 KB instead of 140 KB.
 const (
 	histLowestMicros  = 1

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"cmp"
@@ -328,7 +328,7 @@ func TestPresetsDrawYCSBsKeys(t *testing.T) {
 		if p.Name == "ycsb-d" {
 			continue // latest
 		}
-		s := WorkloadSpec{Workload: p.Name, KeySpace: keys, WorkingSetKeys: keys, InsertStartID: keys}
+		s := Spec{Workload: p.Name, KeySpace: keys, WorkingSetKeys: keys, InsertStartID: keys}
 		if err := applyPreset(&s); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// MaxRate bounds WorkloadSpec.Rate and the rates of a schedule (ops/s).
+// MaxRate bounds Spec.Rate and the rates of a schedule (ops/s).
 const MaxRate = 10_000_000
 
 // lateAfter is how far past its scheduled start an operation must begin to
@@ -106,7 +106,7 @@ func (w *workloadRun) drainGrace() time.Duration {
 
 // checkRate checks the open-loop fields, gives a schedule without other
 // bound its length as Duration, and sets w.sched.
-func (w *workloadRun) checkRate(s *WorkloadSpec) error {
+func (w *workloadRun) checkRate(s *Spec) error {
 	rates := s.RateSchedule
 	switch {
 	case s.Rate != 0 && len(rates) > 0:

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"cmp"
@@ -16,7 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 )
 
-// Operation names, the keys of WorkloadResult.Ops and of the series maps.
+// Operation names, the keys of Result.Ops and of the series maps.
 const (
 	OpRead   = "read"
 	OpUpdate = "update"
@@ -57,7 +57,7 @@ func (m Mix) weights() [numOps]float64 {
 	return [numOps]float64{m.Read, m.Update, m.Insert, m.Scan, m.RMW, m.Query}
 }
 
-// WorkloadSpec says what RunWorkload does.
+// Spec says what Run does.
 //
 // Reads are FindOne by _id, updates are UpdateOne by _id setting the field
 // pad to DocBytes-28 fresh random bytes (so an updated document keeps the
@@ -67,7 +67,7 @@ func (m Mix) weights() [numOps]float64 {
 // from [1, ScanMax], in one batch; a read-modify-write (rmw) is a read and
 // then an update of the same _id, measured as one operation; a query runs
 // Query (a find drained to its end, or a count).
-type WorkloadSpec struct {
+type Spec struct {
 	NS string `json:"ns"` // "db.coll"
 	// Ops and Duration bound the run; at least one must be > 0, and with
 	// both the run ends at whichever comes first.
@@ -132,14 +132,14 @@ type WorkloadSpec struct {
 	Date *DateSpec `json:"date,omitempty"`
 }
 
-// WorkloadResult is what a workload did. Ops has an entry for each
+// Result is what a workload did. Ops has an entry for each
 // operation the mix uses; Total merges them. Latencies are those of the
 // successful operations, in microseconds; Count counts successes and
 // Errors failures. With a warm-up, Elapsed, Ops and Total cover the time
 // after it only. With a rate, latencies run from each operation's
 // scheduled start (corrected for coordinated omission) and each OpStats
 // has the service times beside them.
-type WorkloadResult struct {
+type Result struct {
 	Elapsed time.Duration      `json:"elapsed_ns"`
 	Ops     map[string]OpStats `json:"ops"`
 	Total   OpStats            `json:"total"`
@@ -160,7 +160,7 @@ type WorkloadResult struct {
 	Behind bool `json:"behind,omitempty"`
 	// Warmup is the warm-up the run had (nil: none).
 	Warmup *WarmupResult `json:"warmup,omitempty"`
-	// Watch has the serverStatus fields of WorkloadSpec.Watch.
+	// Watch has the serverStatus fields of Spec.Watch.
 	Watch map[string]WatchStats `json:"watch,omitempty"`
 }
 
@@ -177,44 +177,70 @@ type SecondPoint struct {
 	Warmup    bool               `json:"warmup,omitempty"`
 }
 
-// RunWorkload runs spec's operations against client from spec.Threads
+// Run runs spec's operations against client from spec.Threads
 // goroutines until spec.Ops operations have been issued or spec.Duration
 // has passed (an operation in flight then is let finish).
 //
 // client must be connected to a server that wtd controls, on loopback: a
-// workload sends requests as fast as the server answers. progress, if not
-// nil, is called from RunWorkload's own goroutine every 250 ms and once at
-// the end, with the finished operations and spec.Ops (0 when the run is
-// bounded by Duration only).
+// workload sends requests as fast as the server answers. h.Progress gets
+// the finished operations and spec.Ops (0 when the run is bounded by
+// Duration only); see Hooks for the others.
 //
 // Each thread has its own PRNG, histograms and counters, merged at the end;
 // measuring an operation costs two clock readings, two histogram records
 // and a few counter increments, with no lock. A failed operation is
 // counted and the run goes on; if every operation has failed for a second,
-// RunWorkload stops with an *AllFailingError quoting the first failure. A
-// read or update of an _id that does not exist counts as a failure. When ctx
-// is done RunWorkload stops promptly and returns what was done so far
-// together with ctx's cause; the operations cut short are not counted.
-// When that cause is a *ServerDownError, the result covers the time the
-// server was up: Elapsed, and so every rate, ends when the server went down
-// (or at the last success, if later); the operations that failed before the
-// stop count as errors.
-func RunWorkload(ctx context.Context, client *mongo.Client, spec WorkloadSpec, progress func(done, total int64)) (WorkloadResult, error) {
-	w, err := newWorkloadRun(client, spec)
+// Run stops with an *AllFailingError quoting the first failure (or with
+// h.Down's error). A read or update of an _id that does not exist counts
+// as a failure. When ctx is done Run stops promptly and returns what was
+// done so far together with ctx's cause; the operations cut short are not
+// counted. When that cause is a DownError, the result covers the time the
+// server was up: Elapsed, and so every rate, ends when the server went
+// down (or at the last success, if later); the operations that failed
+// before the stop count as errors.
+func Run(ctx context.Context, client *mongo.Client, spec Spec, h Hooks) (Result, error) {
+	p, err := Prepare(spec)
 	if err != nil {
-		return WorkloadResult{}, err
+		return Result{}, err
 	}
-	res, err := w.run(ctx, progress)
+	return p.Run(ctx, client, h)
+}
+
+// Prepared is a checked workload, ready to run once.
+type Prepared struct{ w *workloadRun }
+
+// Prepare checks spec and fills in its defaults (presets applied), so
+// that a caller can make what the run needs (a client with a connection
+// per thread) before the clock starts. The errors name the field, the
+// value and the allowed range.
+func Prepare(spec Spec) (*Prepared, error) {
+	w, err := newWorkloadRun(nil, spec)
 	if err != nil {
-		return res, fmt.Errorf("run workload %s: %w", spec.NS, err)
+		return nil, err
+	}
+	return &Prepared{w: w}, nil
+}
+
+// Spec returns the checked spec, defaults filled in.
+func (p *Prepared) Spec() Spec { return p.w.spec }
+
+// Run runs the workload against client (see the function Run).
+func (p *Prepared) Run(ctx context.Context, client *mongo.Client, h Hooks) (Result, error) {
+	w := p.w
+	db, coll, _ := strings.Cut(w.spec.NS, ".")
+	w.coll = client.Database(db).Collection(coll)
+	w.hooks = h
+	res, err := w.run(ctx)
+	if err != nil {
+		return res, fmt.Errorf("run workload %s: %w", w.spec.NS, err)
 	}
 	return res, nil
 }
 
-// workloadRun is one RunWorkload: the checked spec and what its threads
+// workloadRun is one Run: the checked spec and what its threads
 // share (all read-only or atomic).
 type workloadRun struct {
-	spec WorkloadSpec
+	spec Spec
 	coll *mongo.Collection
 	used [numOps]bool
 	// below[op] is the bound under which a uniform draw in [0, 1) picks
@@ -238,21 +264,11 @@ type workloadRun struct {
 	// warmEnd is when the warm-up ended (from start; -1 not yet).
 	warmedOps atomic.Int64
 	warmEnd   atomic.Int64
-	// status, if set, is called every statusInterval with the run so far.
-	status func(WorkloadStatus)
-	// downCheck, when set, tells whether the server went down; asked when
-	// every operation fails, so that the run says so rather than quote a
-	// failure.
-	downCheck func() *ServerDownError
-	// abort, when set, ends the operations in flight on the run's own
-	// client (by closing its connections); the threads then give the
-	// driver contexts without a Done channel, which spares the driver a
-	// cancellation listener per operation (a goroutine hand-off that cost
-	// about 10% of the client's CPU per point read).
-	abort func()
+	// hooks are the caller's additions (see Hooks).
+	hooks Hooks
 }
 
-func newWorkloadRun(client *mongo.Client, spec WorkloadSpec) (*workloadRun, error) {
+func newWorkloadRun(client *mongo.Client, spec Spec) (*workloadRun, error) {
 	w := &workloadRun{}
 	db, coll, err := w.check(spec)
 	if err != nil {
@@ -266,8 +282,8 @@ func newWorkloadRun(client *mongo.Client, spec WorkloadSpec) (*workloadRun, erro
 
 // check fills in defaults, checks every field and derives what the threads
 // need; the errors name the field, the value and the allowed range.
-func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
-	db, coll, err = splitDBColl(s.NS)
+func (w *workloadRun) check(s Spec) (db, coll string, err error) {
+	db, coll, err = SplitNS(s.NS)
 	if err != nil {
 		return "", "", fmt.Errorf("run workload: %w", err)
 	}
@@ -359,23 +375,24 @@ func (w *workloadRun) check(s WorkloadSpec) (db, coll string, err error) {
 	return db, coll, nil
 }
 
-func (w *workloadRun) run(ctx context.Context, progress func(done, total int64)) (WorkloadResult, error) {
+func (w *workloadRun) run(ctx context.Context) (Result, error) {
+	progress := w.hooks.Progress
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if w.abort != nil {
-		stop := context.AfterFunc(runCtx, w.abort)
+	if w.hooks.Abort != nil {
+		stop := context.AfterFunc(runCtx, w.hooks.Abort)
 		defer stop()
 	}
 	watch, err := w.startWatch(runCtx)
 	if err != nil {
-		return WorkloadResult{}, err
+		return Result{}, err
 	}
 
 	threads := make([]*workloadThread, w.spec.Threads)
 	for i := range threads {
 		threads[i] = newWorkloadThread(i, w.spec.Seed, w.used)
 	}
-	w.series = newSeriesCollector(len(threads), w.used, w.status != nil)
+	w.series = newSeriesCollector(len(threads), w.used, w.hooks.Status != nil)
 	w.warmEnd.Store(w.initialWarmEnd())
 	w.start = time.Now()
 	if watch != nil {
@@ -411,7 +428,7 @@ func (w *workloadRun) run(ctx context.Context, progress func(done, total int64))
 			}
 			w.maybeStatus(&last, now, done)
 			if watchFail.allFailing(now, done-failed, failed) {
-				cancel(failureCause(w.downCheck, w.first.get()))
+				cancel(failureCause(w.hooks.Down, w.first.get()))
 			}
 		}
 	}
@@ -470,13 +487,13 @@ func (w *workloadRun) claimOps() int64 {
 	return min(end, w.totalOps) - start
 }
 
-func (w *workloadRun) result(threads []*workloadThread, elapsed time.Duration) WorkloadResult {
+func (w *workloadRun) result(threads []*workloadThread, elapsed time.Duration) Result {
 	warmEnd := time.Duration(w.warmEnd.Load())
 	if warmEnd < 0 { // the warm-up never ended
 		warmEnd = elapsed
 	}
 	measured := max(0, elapsed-warmEnd)
-	res := WorkloadResult{
+	res := Result{
 		Elapsed:      measured,
 		Ops:          map[string]OpStats{},
 		Series:       w.series.points,

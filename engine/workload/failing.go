@@ -1,6 +1,8 @@
-package engine
+package workload
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -11,7 +13,7 @@ import (
 // succeeding) before a load or workload gives up.
 const failWindow = time.Second
 
-// watchInterval is how often Load and RunWorkload look at their threads'
+// watchInterval is how often Load and Run look at their threads'
 // counters: to report progress and to notice that everything fails.
 const watchInterval = 250 * time.Millisecond
 
@@ -76,13 +78,25 @@ func (e *AllFailingError) Error() string {
 func (e *AllFailingError) Unwrap() error { return e.First }
 
 // failureCause is why a load or workload whose every operation failed for
-// a second stops: its server went down, if downCheck (when set) says so,
-// else an *AllFailingError quoting first.
-func failureCause(downCheck func() *ServerDownError, first error) error {
-	if downCheck != nil {
-		if down := downCheck(); down != nil {
-			return down
+// a second stops: its server went down, if down (when set) says so, else
+// an *AllFailingError quoting first.
+func failureCause(down func() error, first error) error {
+	if down != nil {
+		if err := down(); err != nil {
+			return err
 		}
 	}
 	return &AllFailingError{Window: failWindow, First: first}
+}
+
+// upTime is the time a load or workload that began at start and ran for
+// elapsed counts: all of it, unless ctx was cancelled because the server
+// went down (a DownError); then the time the server was up, until it went
+// down or, if later, the end of the last success (lastOK, from start).
+func upTime(ctx context.Context, start time.Time, lastOK, elapsed time.Duration) time.Duration {
+	var down DownError
+	if !errors.As(context.Cause(ctx), &down) {
+		return elapsed
+	}
+	return min(max(down.DownAt().Sub(start), lastOK, 0), elapsed)
 }

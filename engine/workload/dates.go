@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"encoding/binary"

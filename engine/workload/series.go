@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// seriesCollector builds WorkloadResult.Series. Each thread collects its
+// seriesCollector builds Result.Series. Each thread collects its
 // current second on its own and hands it over when one of its operations
 // finishes in a later second (so the lock is taken about once per second
 // per thread, never per operation). A second is final once every thread has

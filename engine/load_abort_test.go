@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"wtd/engine/workload"
 )
 
 // TestWorkloadAbortReachesAHungServer: cancelling a workload ends the
@@ -18,14 +20,14 @@ func TestWorkloadAbortReachesAHungServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "h.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
+	if _, err := s.Load(ctx, workload.LoadSpec{NS: "h.c", Docs: 1000, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
 	pid := s.PID()
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	type outcome struct {
-		res WorkloadResult
+		res workload.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -37,7 +39,7 @@ func TestWorkloadAbortReachesAHungServer(t *testing.T) {
 		}
 	}
 	go func() {
-		res, err := s.Workload(wctx, WorkloadSpec{NS: "h.c", Duration: 60 * time.Second, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, progress)
+		res, err := s.Workload(wctx, workload.Spec{NS: "h.c", Duration: 60 * time.Second, Threads: 3, Mix: workload.Mix{Read: 1}, KeySpace: 1000}, progress)
 		done <- outcome{res, err}
 	}()
 	next := func(what string) int64 {

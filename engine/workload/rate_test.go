@@ -1,29 +1,57 @@
-package engine
+package workload
 
 import (
-	"bytes"
 	"context"
 	"math"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
+	"wtd/internal/testbin"
 )
 
-// startLoadedRun starts a run and a server of it with docs documents of
-// 256 bytes in ns; it returns the run's event log too.
-func startLoadedRun(t *testing.T, ns string, docs int64) (*Run, *Server, *bytes.Buffer) {
+// TestRateScheduleTimes: operation i is due at i/rate within its step, the
+// steps follow each other, and count inverts at.
+func TestRateScheduleTimes(t *testing.T) {
+	c := newRateSchedule([]float64{1000}, 0)
+	if got := c.at(2500); got != 2500*time.Millisecond {
+		t.Errorf("constant 1000/s: op 2500 at %v", got)
+	}
+	s := newRateSchedule([]float64{100, 400, 50}, time.Second)
+	for _, tc := range []struct {
+		i    int64
+		want time.Duration
+	}{{0, 0}, {99, 990 * time.Millisecond}, {100, time.Second}, {101, time.Second + 2500*time.Microsecond},
+		{500, 2 * time.Second}, {550, 3 * time.Second}, {600, 4 * time.Second}} {
+		if got := s.at(tc.i); got != tc.want {
+			t.Errorf("schedule 100, 400, 50: op %d at %v, want %v", tc.i, got, tc.want)
+		}
+	}
+	for _, sc := range []*rateSchedule{c, s} {
+		for i := int64(0); i < 700; i += 7 {
+			at := sc.at(i)
+			if n := sc.count(at); n != i {
+				t.Fatalf("%v: count(at(%d) = %v) = %d, want %d due before it", sc.rates, i, at, n, i)
+			}
+			if n := sc.count(at + time.Nanosecond); n != i+1 {
+				t.Fatalf("%v: count just after op %d = %d", sc.rates, i, n)
+			}
+		}
+	}
+}
+
+// startLoadedServer starts a server with docs documents of 256 bytes in
+// ns and returns a client of it and the server.
+func startLoadedServer(t *testing.T, ns string, docs int64) (*mongo.Client, *testbin.Server) {
 	t.Helper()
-	r, _, log := newTestRun(t, 0)
-	s, err := r.StartServer(context.Background(), ServerOptions{})
-	if err != nil {
+	client, srv := startTestServer(t)
+	if _, err := Load(context.Background(), client, LoadSpec{NS: ns, Docs: docs, DocBytes: 256}, Hooks{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(context.Background(), LoadSpec{NS: ns, Docs: docs, DocBytes: 256}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return r, s, log
+	return client, srv
 }
 
 // freezer stops a server's process (SIGSTOP) for a while once a workload
@@ -42,8 +70,8 @@ type freezer struct {
 	timer *time.Timer
 }
 
-func newFreezer(t *testing.T, s *Server, for_ time.Duration, ready func(done int64) bool) *freezer {
-	f := &freezer{pid: s.PID(), for_: for_, ready: ready, start: time.Now()}
+func newFreezer(t *testing.T, pid int, for_ time.Duration, ready func(done int64) bool) *freezer {
+	f := &freezer{pid: pid, for_: for_, ready: ready, start: time.Now()}
 	t.Cleanup(func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -78,36 +106,6 @@ func (f *freezer) frozeAt(t *testing.T) time.Duration {
 	return f.began.Sub(f.start)
 }
 
-// TestRateScheduleTimes: operation i is due at i/rate within its step, the
-// steps follow each other, and count inverts at.
-func TestRateScheduleTimes(t *testing.T) {
-	c := newRateSchedule([]float64{1000}, 0)
-	if got := c.at(2500); got != 2500*time.Millisecond {
-		t.Errorf("constant 1000/s: op 2500 at %v", got)
-	}
-	s := newRateSchedule([]float64{100, 400, 50}, time.Second)
-	for _, tc := range []struct {
-		i    int64
-		want time.Duration
-	}{{0, 0}, {99, 990 * time.Millisecond}, {100, time.Second}, {101, time.Second + 2500*time.Microsecond},
-		{500, 2 * time.Second}, {550, 3 * time.Second}, {600, 4 * time.Second}} {
-		if got := s.at(tc.i); got != tc.want {
-			t.Errorf("schedule 100, 400, 50: op %d at %v, want %v", tc.i, got, tc.want)
-		}
-	}
-	for _, sc := range []*rateSchedule{c, s} {
-		for i := int64(0); i < 700; i += 7 {
-			at := sc.at(i)
-			if n := sc.count(at); n != i {
-				t.Fatalf("%v: count(at(%d) = %v) = %d, want %d due before it", sc.rates, i, at, n, i)
-			}
-			if n := sc.count(at + time.Nanosecond); n != i+1 {
-				t.Fatalf("%v: count just after op %d = %d", sc.rates, i, n)
-			}
-		}
-	}
-}
-
 // TestRateKeepsTarget: at a rate the server serves easily, the run
 // achieves it within 2%, every second of the series holds about a
 // second's worth, and the corrected latencies are close to the service
@@ -117,8 +115,8 @@ func TestRateScheduleTimes(t *testing.T) {
 func TestRateKeepsTarget(t *testing.T) {
 	client := testLoaded(t, 1000, 256)
 	const rate, secs = 200, 3
-	spec := WorkloadSpec{NS: "bench.w", Duration: secs * time.Second, Threads: 4, Mix: Mix{Read: 1}, KeySpace: 1000, Rate: rate}
-	res, err := RunWorkload(context.Background(), client, spec, nil)
+	spec := Spec{NS: "bench.w", Duration: secs * time.Second, Threads: 4, Mix: Mix{Read: 1}, KeySpace: 1000, Rate: rate}
+	res, err := Run(context.Background(), client, spec, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,8 +174,8 @@ func TestRateKeepsTarget(t *testing.T) {
 // not kept, with the operations it missed.
 func TestRateBehind(t *testing.T) {
 	client := testLoaded(t, 1000, 256)
-	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Duration: time.Second, Threads: 1,
-		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 1_000_000}, nil)
+	res, err := Run(context.Background(), client, Spec{NS: "bench.w", Duration: time.Second, Threads: 1,
+		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: 1_000_000}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,8 +193,8 @@ func TestRateBehind(t *testing.T) {
 // lasts its steps without another bound.
 func TestRateScheduleSteps(t *testing.T) {
 	client := testLoaded(t, 1000, 256)
-	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
-		RateSchedule: []float64{200, 600}, RateStep: time.Second}, nil)
+	res, err := Run(context.Background(), client, Spec{NS: "bench.w", Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
+		RateSchedule: []float64{200, 600}, RateStep: time.Second}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,11 +226,11 @@ func TestRateScheduleSteps(t *testing.T) {
 // what a closed loop measures, hardly do.
 func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 	ctx := context.Background()
-	_, s, _ := startLoadedRun(t, "co.c", 2000)
+	client, srv := startLoadedServer(t, "co.c", 2000)
 	// Frozen once 2000 operations (4 s' worth) are done.
-	f := newFreezer(t, s, time.Second, func(done int64) bool { return done >= 2000 })
-	res, err := s.Workload(ctx, WorkloadSpec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
-		KeySpace: 2000, Rate: 500}, f.progress)
+	f := newFreezer(t, srv.Cmd.Process.Pid, time.Second, func(done int64) bool { return done >= 2000 })
+	res, err := Run(ctx, client, Spec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
+		KeySpace: 2000, Rate: 500}, Hooks{Progress: f.progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,12 +260,12 @@ func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 // 2 s at a rate low enough to catch up long before its end.
 func TestWarmupExcluded(t *testing.T) {
 	ctx := context.Background()
-	r, s, _ := startLoadedRun(t, "wu.c", 1000)
+	client, srv := startLoadedServer(t, "wu.c", 1000)
 	const rate, stall = 200, 600 * time.Millisecond
-	spec := WorkloadSpec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 2 * time.Second, Threads: 2,
+	spec := Spec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 2 * time.Second, Threads: 2,
 		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: rate}
-	f := newFreezer(t, s, stall, func(done int64) bool { return done > 0 })
-	res, err := s.Workload(ctx, spec, f.progress)
+	f := newFreezer(t, srv.Cmd.Process.Pid, stall, func(done int64) bool { return done > 0 })
+	res, err := Run(ctx, client, spec, Hooks{Progress: f.progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,67 +299,13 @@ func TestWarmupExcluded(t *testing.T) {
 	}
 
 	// A warm-up of operations in a closed loop: the first ones started.
-	before := testOpcounters(t, s.Client())
-	res, err = s.Workload(ctx, WorkloadSpec{NS: "wu.c", Ops: 500, WarmupOps: 200, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
+	before := testOpcounters(t, client)
+	res, err = Run(ctx, client, Spec{NS: "wu.c", Ops: 500, WarmupOps: 200, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := testOpcounters(t, s.Client())["query"] - before["query"]; res.Total.Count != 500 || res.Warmup.Ops != 200 || q != 700 {
+	if q := testOpcounters(t, client)["query"] - before["query"]; res.Total.Count != 500 || res.Warmup.Ops != 200 || q != 700 {
 		t.Errorf("500 ops after 200 of warm-up: %d measured, %d warm-up, %d queries on the server", res.Total.Count, res.Warmup.Ops, q)
 	}
 
-	// The step records the warm-up the workload had.
-	rec, err := r.Step(ctx, StepSpec{Name: "warm", Labels: map[string]any{"warmup": "label"}}, func(ctx context.Context) (any, error) {
-		return s.Workload(ctx, WorkloadSpec{NS: "wu.c", Ops: 100, WarmupOps: 50, Mix: Mix{Read: 1}, KeySpace: 1000}, nil)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := rec.Provenance.Warmup; !strings.HasPrefix(got, "50 ops (") || !strings.Contains(got, "50 operations) run first and left out of the summary") {
-		t.Errorf("provenance warm-up %q", got)
-	}
-}
-
-// TestWorkloadStatusAndWatch: a workload run through its server says how it
-// goes every status interval, and watched serverStatus fields come back
-// with their values before, during and after.
-func TestWorkloadStatusAndWatch(t *testing.T) {
-	old := statusInterval
-	statusInterval = 400 * time.Millisecond
-	defer func() { statusInterval = old }()
-	ctx := context.Background()
-	_, s, log := startLoadedRun(t, "st.c", 1000)
-	res, err := s.Workload(ctx, WorkloadSpec{NS: "st.c", Duration: 2500 * time.Millisecond, Threads: 2, Mix: Mix{Read: 1}, KeySpace: 1000,
-		Watch: []string{"opcounters.query", "connections.current"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, withP99 := 0, 0
-	for _, l := range strings.Split(log.String(), "\n") {
-		if strings.Contains(l, "workload st.c: ") && strings.Contains(l, " ops/s, p99 ") && strings.HasSuffix(l, " so far") {
-			lines++
-			if strings.HasSuffix(l, " ms so far") {
-				withP99++
-			}
-		}
-	}
-	// Those before a thread has handed its first second over (an operation
-	// of its ending after 1 s) have no p99 yet; on a busy machine the lines
-	// come later than every 0.4 s (each waits a full interval after the
-	// last), so the run lasts long enough for two seconds to be handed
-	// over.
-	if lines < 2 || lines > 6 || withP99 < 1 {
-		t.Errorf("%d status lines (%d with a p99) in 2.5 s at one per 0.4 s:\n%s", lines, withP99, log.String())
-	}
-	q := res.Watch["opcounters.query"]
-	if q.Samples < 8 || int64(q.End-q.Start) != res.Total.Count || q.Max != q.End || q.Min != q.Start {
-		t.Errorf("watched opcounters.query %+v over %d reads", q, res.Total.Count)
-	}
-	if c := res.Watch["connections.current"]; c.Max < 3 || c.Mean <= 0 {
-		t.Errorf("watched connections.current %+v: the run's two threads and the watcher at least", c)
-	}
-	_, err = s.Workload(ctx, WorkloadSpec{NS: "st.c", Ops: 10, Mix: Mix{Read: 1}, KeySpace: 1000, Watch: []string{"no.such.field"}}, nil)
-	if err == nil || !strings.Contains(err.Error(), "serverStatus has no number at no.such.field") {
-		t.Errorf("watching a missing field: %v", err)
-	}
 }

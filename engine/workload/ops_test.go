@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"context"
@@ -18,8 +18,8 @@ func TestScans(t *testing.T) {
 	const keys = 1000
 	client := testLoaded(t, keys, 128)
 	// One document per scan: each returns exactly one, whatever the key.
-	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Ops: 400, Threads: 2,
-		Mix: Mix{Scan: 1}, KeySpace: keys, ScanMax: 1}, nil)
+	res, err := Run(context.Background(), client, Spec{NS: "bench.w", Ops: 400, Threads: 2,
+		Mix: Mix{Scan: 1}, KeySpace: keys, ScanMax: 1}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +28,8 @@ func TestScans(t *testing.T) {
 	}
 	// Lengths uniform in [1, 100] from keys in the first tenth: every
 	// scan returns its full length, 50.5 on average.
-	res, err = RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Ops: 2000, Threads: 2,
-		Mix: Mix{Scan: 1}, KeySpace: keys, WorkingSetKeys: keys / 10, Seed: 3}, nil)
+	res, err = Run(context.Background(), client, Spec{NS: "bench.w", Ops: 2000, Threads: 2,
+		Mix: Mix{Scan: 1}, KeySpace: keys, WorkingSetKeys: keys / 10, Seed: 3}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,8 @@ func TestScans(t *testing.T) {
 func TestReadModifyWrites(t *testing.T) {
 	client := testLoaded(t, 1000, 64)
 	before, ops := testPads(t, client), testOpcounters(t, client)
-	res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Ops: 300, Threads: 2,
-		Mix: Mix{RMW: 1}, KeySpace: 1000, WorkingSetKeys: 20, DocBytes: 64}, nil)
+	res, err := Run(context.Background(), client, Spec{NS: "bench.w", Ops: 300, Threads: 2,
+		Mix: Mix{RMW: 1}, KeySpace: 1000, WorkingSetKeys: 20, DocBytes: 64}, Hooks{})
 	if err != nil || res.Ops[OpRMW].Count != 300 || len(res.Ops) != 1 {
 		t.Fatalf("err %v, ops %+v", err, res.Ops)
 	}
@@ -73,10 +73,10 @@ func TestReadModifyWrites(t *testing.T) {
 func TestQueries(t *testing.T) {
 	const keys = 500
 	client := testLoaded(t, keys, 64)
-	run := func(q QuerySpec, ops int64) WorkloadResult {
+	run := func(q QuerySpec, ops int64) Result {
 		t.Helper()
-		res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Ops: ops, Threads: 2,
-			Mix: Mix{Query: 1}, KeySpace: keys, Query: &q, Seed: 5}, nil)
+		res, err := Run(context.Background(), client, Spec{NS: "bench.w", Ops: ops, Threads: 2,
+			Mix: Mix{Query: 1}, KeySpace: keys, Query: &q, Seed: 5}, Hooks{})
 		if err != nil || res.Ops[OpQuery].Count != ops || res.Ops[OpQuery].Errors != 0 {
 			t.Fatalf("query %+v: err %v, stats %+v", q, err, res.Ops[OpQuery])
 		}
@@ -134,7 +134,7 @@ func TestPresets(t *testing.T) {
 		t.Errorf("%d presets, want %d", len(Presets), len(want))
 	}
 	for name, w := range want {
-		s := WorkloadSpec{Workload: name}
+		s := Spec{Workload: name}
 		if err := applyPreset(&s); err != nil {
 			t.Fatal(err)
 		}
@@ -146,15 +146,15 @@ func TestPresets(t *testing.T) {
 		}
 	}
 	// Field by field: what is given stays, the rest comes from the preset.
-	s := WorkloadSpec{Workload: "YCSB-E", Distribution: DistUniform, ScanMax: 10}
+	s := Spec{Workload: "YCSB-E", Distribution: DistUniform, ScanMax: 10}
 	if err := applyPreset(&s); err != nil || s.Mix != want["ycsb-e"].mix || s.Distribution != DistUniform || s.ScanMax != 10 {
 		t.Errorf("ycsb-e with distribution and scan_max: %+v, %v", s, err)
 	}
-	s = WorkloadSpec{Workload: "ycsb-a", Mix: Mix{Read: 1}}
+	s = Spec{Workload: "ycsb-a", Mix: Mix{Read: 1}}
 	if err := applyPreset(&s); err != nil || s.Mix != (Mix{Read: 1}) || s.Distribution != DistScrambledZipfian {
 		t.Errorf("ycsb-a with a mix: %+v, %v", s, err)
 	}
-	s = WorkloadSpec{Workload: "ycsb-b", Distribution: DistZipfian}
+	s = Spec{Workload: "ycsb-b", Distribution: DistZipfian}
 	if err := applyPreset(&s); err != nil || s.Distribution != DistZipfian {
 		t.Errorf("ycsb-b with the plain zipfian: %+v, %v", s, err)
 	}
@@ -167,8 +167,8 @@ func TestPresetsRun(t *testing.T) {
 	client := testLoaded(t, keys, 256)
 	next := int64(keys)
 	for _, p := range Presets {
-		res, err := RunWorkload(context.Background(), client, WorkloadSpec{NS: "bench.w", Workload: p.Name, Ops: ops, Threads: 2,
-			KeySpace: next, DocBytes: 256, Seed: 7}, nil)
+		res, err := Run(context.Background(), client, Spec{NS: "bench.w", Workload: p.Name, Ops: ops, Threads: 2,
+			KeySpace: next, DocBytes: 256, Seed: 7}, Hooks{})
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
@@ -203,13 +203,13 @@ func TestPresetsRun(t *testing.T) {
 func TestLatestReadsNewInserts(t *testing.T) {
 	const keys = 1000
 	client := testLoaded(t, keys, 64)
-	spec := WorkloadSpec{NS: "bench.w", Ops: 3000, Threads: 2, Mix: Mix{Read: 1, Insert: 1}, Distribution: DistLatest,
+	spec := Spec{NS: "bench.w", Ops: 3000, Threads: 2, Mix: Mix{Read: 1, Insert: 1}, Distribution: DistLatest,
 		KeySpace: keys, DocBytes: 64, Seed: 2}
 	w, err := newWorkloadRun(client, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := w.run(context.Background(), nil)
+	res, err := w.run(context.Background())
 	if err != nil || res.Ops[OpRead].Errors != 0 || res.Ops[OpInsert].Errors != 0 {
 		t.Fatalf("err %v, ops %+v", err, res.Ops)
 	}

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ func (r *WarmupResult) String() string {
 	return fmt.Sprintf("%s (%s, %d operations) run first and left out of the summary", r.By, r.Elapsed.Round(time.Millisecond), r.Ops)
 }
 
-func checkWarmup(s WorkloadSpec) error {
+func checkWarmup(s Spec) error {
 	switch {
 	case s.Warmup < 0:
 		return fmt.Errorf("warmup %v out of range [0, +inf)", s.Warmup)
@@ -35,7 +35,7 @@ func (w *workloadRun) hasWarmup() bool { return w.spec.Warmup > 0 || w.spec.Warm
 
 // scheduledWarmup returns how many of an open loop's operations its
 // warm-up has.
-func (w *workloadRun) scheduledWarmup(s WorkloadSpec) int64 {
+func (w *workloadRun) scheduledWarmup(s Spec) int64 {
 	if s.WarmupOps > 0 {
 		return s.WarmupOps
 	}
@@ -98,16 +98,4 @@ func (w *workloadRun) warmupResult(threads []*workloadThread, warmEnd, elapsed t
 		r.Ops += t.warmOps
 	}
 	return r
-}
-
-// workloadWarmup returns the warm-up of a step's workload result, nil when
-// the result is no workload's or it had none.
-func workloadWarmup(result any) *WarmupResult {
-	switch r := result.(type) {
-	case WorkloadResult:
-		return r.Warmup
-	case *WorkloadResult:
-		return r.Warmup
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"bytes"
@@ -138,7 +138,7 @@ func withKeySlots(v any) any {
 
 // checkOps checks the fields of scans, queries, the warm-up, the rate and
 // the watch, and builds the request templates.
-func (w *workloadRun) checkOps(s *WorkloadSpec, coll string) error {
+func (w *workloadRun) checkOps(s *Spec, coll string) error {
 	if w.used[opScan] {
 		if s.ScanMax == 0 {
 			s.ScanMax = DefaultScanMax
@@ -224,7 +224,7 @@ func (w *workloadRun) needsKeys() bool {
 // their keys from: the working set, with the latest distribution counting
 // back from the newest _id (all keys, growing with the inserts, unless a
 // smaller working set fixes the count).
-func (s WorkloadSpec) keyOptions() keyOptions {
+func (s Spec) keyOptions() keyOptions {
 	o := keyOptions{dist: s.Distribution, items: s.WorkingSetKeys, hotFraction: s.HotFraction, hotOps: s.HotOps}
 	if s.Distribution == DistLatest {
 		first := s.InsertStartID

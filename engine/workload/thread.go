@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"context"
@@ -107,8 +107,8 @@ func (w *workloadRun) work(ctx context.Context, t *workloadThread) {
 	buf.more = w.newMoreBuffers(t, buf)
 	stop := ctx.Done()
 	opCtx := ctx
-	if w.abort != nil {
-		opCtx = context.WithoutCancel(ctx) // w.abort ends what is in flight
+	if w.hooks.Abort != nil {
+		opCtx = context.WithoutCancel(ctx) // Abort ends what is in flight
 	}
 	if w.sched != nil {
 		t.openLoop()

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"context"
@@ -7,14 +7,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
-	"wtd/hostctl"
+	"wtd/internal/testbench"
 )
 
 const (
@@ -27,46 +27,11 @@ const (
 	workloadBudget = 0.95
 )
 
-// pairs runs a and b benchPairs times each, alternating which goes first,
-// and returns the ratio b/a of each pair (a and b return ops/s).
-func pairs(a, b func() float64) []float64 {
-	ratios := make([]float64, 0, benchPairs)
-	for i := range benchPairs {
-		var x, y float64
-		if i%2 == 0 {
-			x = a()
-			y = b()
-		} else {
-			y = b()
-			x = a()
-		}
-		ratios = append(ratios, y/x)
-	}
-	return ratios
-}
-
-// reportRatios reports the median and spread (min, max, interquartile
-// range) of per-pair ratios and says whether the median meets budget.
-func reportRatios(b *testing.B, name string, ratios []float64, budget float64) {
-	s := slices.Clone(ratios)
-	slices.Sort(s)
-	q := func(f float64) float64 { return s[int(f*float64(len(s)-1)+0.5)] }
-	b.ReportMetric(q(0.5), name)
-	b.ReportMetric(s[0], name+"_min")
-	b.ReportMetric(s[len(s)-1], name+"_max")
-	b.ReportMetric(q(0.75)-q(0.25), name+"_iqr")
-	verdict := "holds"
-	if q(0.5) < budget {
-		verdict = "does NOT hold"
-	}
-	b.Logf("%s: median %.3f over %d alternating pairs (min %.3f, quartiles %.3f..%.3f, max %.3f): the budget of %.2f %s",
-		name, q(0.5), len(s), s[0], q(0.25), q(0.75), s[len(s)-1], budget, verdict)
-}
-
 // BenchmarkWorkloadVsBareLoop compares, against one minimongod, the
-// read-only throughput of a workload as playbooks run it (Server.Workload)
-// with a bare Go-driver loop doing the same requests from the same number
-// of goroutines, on a client with the same pool settings: a filter
+// read-only throughput of a workload as playbooks run it (as
+// engine.Server.Workload does: no retries, an Abort hook, so contexts
+// without a Done channel) with a bare Go-driver loop doing the same
+// requests from the same number of goroutines, on the same client: a filter
 // {_id: int64} encoded once and changed in place (as wtd does), the reply
 // checked for an error only (as wtd does). It runs benchPairs alternating
 // pairs and reports the median ratio wtd/bare with its spread, and whether
@@ -74,63 +39,59 @@ func reportRatios(b *testing.B, name string, ratios []float64, budget float64) {
 // (process CPU time, so it includes the driver's own goroutines).
 func BenchmarkWorkloadVsBareLoop(b *testing.B) {
 	ctx := context.Background()
-	s := benchLoadedServer(b)
+	uri := benchLoadedServer(b)
 	for _, threads := range []int{1, 4} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			coll := benchWarmClient(b, s, threads)
+			coll := benchWarmClient(b, uri, threads)
 			var bareCPU, wtdCPU []float64
 			seed := int64(0)
 			runBare := func() float64 {
-				began, cpu := time.Now(), benchCPU()
+				began, cpu := time.Now(), testbench.CPU()
 				if err := benchBareReads(ctx, coll, threads, benchOps); err != nil {
 					b.Fatal(err)
 				}
-				bareCPU = append(bareCPU, float64((benchCPU()-cpu).Nanoseconds())/1e3/benchOps)
+				bareCPU = append(bareCPU, float64((testbench.CPU()-cpu).Nanoseconds())/1e3/benchOps)
 				return benchOps / time.Since(began).Seconds()
 			}
 			runWtd := func() float64 {
-				cpu := benchCPU()
+				cpu := testbench.CPU()
 				seed++
-				res, err := s.Workload(ctx, WorkloadSpec{NS: "bench.c", Ops: benchOps, Threads: threads,
-					Mix: Mix{Read: 1}, KeySpace: benchKeys, Seed: seed}, nil)
+				res, err := Run(ctx, coll.Database().Client(), Spec{NS: "bench.c", Ops: benchOps, Threads: threads,
+					Mix: Mix{Read: 1}, KeySpace: benchKeys, Seed: seed}, Hooks{Abort: func() {}})
 				if err != nil || res.Total.Count != benchOps {
 					b.Fatalf("workload: %v, %d ops", err, res.Total.Count)
 				}
-				wtdCPU = append(wtdCPU, float64((benchCPU()-cpu).Nanoseconds())/1e3/benchOps)
+				wtdCPU = append(wtdCPU, float64((testbench.CPU()-cpu).Nanoseconds())/1e3/benchOps)
 				return res.Total.OpsPerSec
 			}
 			var ratios []float64
 			for b.Loop() {
-				ratios = append(ratios, pairs(runBare, runWtd)...)
+				ratios = append(ratios, testbench.Pairs(benchPairs, runBare, runWtd)...)
 			}
-			reportRatios(b, "ratio", ratios, workloadBudget)
+			testbench.ReportRatios(b, "ratio", ratios, workloadBudget)
 			b.ReportMetric(median(bareCPU), "bare_cpu_us/op")
 			b.ReportMetric(median(wtdCPU), "wtd_cpu_us/op")
 		})
 	}
 }
 
-// benchLoadedServer starts a server of the run and loads benchKeys
-// documents into bench.c.
-func benchLoadedServer(b *testing.B) *Server {
-	ctx := context.Background()
-	r, _, _ := newBenchRun(b)
-	s, err := r.StartServer(ctx, ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
-	if err != nil {
+// benchLoadedServer starts a server and loads benchKeys documents into
+// bench.c; it returns the server's URI.
+func benchLoadedServer(b *testing.B) string {
+	client, srv := startTestServer(b)
+	if _, err := Load(context.Background(), client, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, Hooks{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := s.Load(ctx, LoadSpec{NS: "bench.c", Docs: benchKeys, DocBytes: benchDocBytes, Threads: 2}, nil); err != nil {
-		b.Fatal(err)
-	}
-	return s
+	return srv.URI
 }
 
-// benchWarmClient connects a workload client of threads connections to s
-// (disconnected when b ends), warms the cache with bare reads and returns
-// its bench.c.
-func benchWarmClient(b *testing.B, s *Server, threads int) *mongo.Collection {
+// benchWarmClient connects a client of threads connections to uri as
+// engine.Server.Workload makes one (no retries; disconnected when b
+// ends), warms the cache with bare reads and returns its bench.c.
+func benchWarmClient(b *testing.B, uri string, threads int) *mongo.Collection {
 	ctx := context.Background()
-	client, err := s.workloadClient(ctx, threads)
+	client, err := mongo.Connect(options.Client().ApplyURI(uri + "/?directConnection=true").
+		SetMaxPoolSize(uint64(threads + 1)).SetRetryReads(false).SetRetryWrites(false))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -140,17 +101,6 @@ func benchWarmClient(b *testing.B, s *Server, threads int) *mongo.Collection {
 		b.Fatal(err)
 	}
 	return coll
-}
-
-// benchCPU returns the CPU time (user and system) this process has used;
-// the client's CPU per operation is steadier than throughput on a busy
-// machine.
-func benchCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchBareReads is the plain driver loop: threads goroutines share ops
@@ -224,7 +174,7 @@ func BenchmarkMeasurementPath(b *testing.B) {
 	// recording the corrected and service latencies and the lateness.
 	b.Run("schedule+clock+record", func(b *testing.B) {
 		w := &workloadRun{}
-		if _, _, err := w.check(WorkloadSpec{NS: "d.c", Duration: time.Hour, Mix: Mix{Read: 1}, KeySpace: 1e7, Rate: 1e7}); err != nil {
+		if _, _, err := w.check(Spec{NS: "d.c", Duration: time.Hour, Mix: Mix{Read: 1}, KeySpace: 1e7, Rate: 1e7}); err != nil {
 			b.Fatal(err)
 		}
 		w.start = time.Now().Add(-time.Minute) // every operation is already due
@@ -247,7 +197,7 @@ func BenchmarkMeasurementPath(b *testing.B) {
 	for _, dist := range distributions {
 		b.Run("pick/"+dist, func(b *testing.B) {
 			w := &workloadRun{}
-			if _, _, err := w.check(WorkloadSpec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1e7,
+			if _, _, err := w.check(Spec{NS: "d.c", Ops: 1, Mix: Mix{Read: 1, Update: 1}, KeySpace: 1e7,
 				Distribution: dist, DocBytes: 1024}); err != nil {
 				b.Fatal(err)
 			}
@@ -285,26 +235,21 @@ const (
 // (< 2 µs) holds.
 func BenchmarkRateLimitedCPU(b *testing.B) {
 	ctx := context.Background()
-	s := benchLoadedServer(b)
+	uri := benchLoadedServer(b)
 	const threads = 4
-	coll := benchWarmClient(b, s, threads)
+	coll := benchWarmClient(b, uri, threads)
 	client := coll.Database().Client()
 	cpuPerOp := func(f func()) float64 {
-		cpu := benchCPU()
+		cpu := testbench.CPU()
 		f()
-		return float64((benchCPU() - cpu).Nanoseconds()) / 1e3 / benchRateOps
+		return float64((testbench.CPU() - cpu).Nanoseconds()) / 1e3 / benchRateOps
 	}
 	var paced, wtd, closed, extra []float64
 	var seed int64
 	runWtd := func() {
 		seed++
-		w, err := newWorkloadRun(client, WorkloadSpec{NS: "bench.c", Ops: benchRateOps, Threads: threads, Mix: Mix{Read: 1},
-			KeySpace: benchKeys, Seed: seed, Rate: benchRate})
-		if err != nil {
-			b.Fatal(err)
-		}
-		w.abort = func() {} // as Server.Workload: contexts without a Done channel
-		res, err := w.run(ctx, nil)
+		res, err := Run(ctx, client, Spec{NS: "bench.c", Ops: benchRateOps, Threads: threads, Mix: Mix{Read: 1},
+			KeySpace: benchKeys, Seed: seed, Rate: benchRate}, Hooks{Abort: func() {}}) // as Server.Workload: contexts without a Done channel
 		if err != nil || res.Total.Count != benchRateOps || res.Behind {
 			b.Fatalf("workload: %v, %d ops, behind %v", err, res.Total.Count, res.Behind)
 		}

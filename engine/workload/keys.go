@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// Key distributions for WorkloadSpec.Distribution.
+// Key distributions for Spec.Distribution.
 const (
 	DistUniform = "uniform"
 	// DistZipfian is the zipf law itself over the key space: the key of

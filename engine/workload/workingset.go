@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ const (
 )
 
 // WorkingSetKeys converts a working set into the number of keys that reads
-// and updates pick from (WorkloadSpec.WorkingSetKeys). With unit "fraction"
+// and updates pick from (Spec.WorkingSetKeys). With unit "fraction"
 // (or "") workingSet is a share of the key space, in (0, 1]; with unit "MB"
 // it is a size in MB of 2^20 bytes, turned into keys by avgDocBytes and
 // capped at keySpace. The result is at least 1.

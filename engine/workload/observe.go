@@ -1,6 +1,7 @@
-package engine
+package workload
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -12,16 +13,12 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 )
 
-// statusInterval is how often a workload that Server.Workload runs says
-// how it goes, as a run event.
-var statusInterval = 10 * time.Second
-
-// WorkloadStatus is a workload so far, for a status line: the operations
+// Status is a workload so far, for a status line: the operations
 // finished (warm-up included), the rate over the last interval, and the
 // p99 latency of the operations the threads have handed over so far (each
 // thread hands a second over once one of its operations ends in a later
 // one; from the scheduled start in an open loop); 0 when none has been.
-type WorkloadStatus struct {
+type Status struct {
 	NS        string
 	Elapsed   time.Duration
 	Ops       int64
@@ -29,8 +26,8 @@ type WorkloadStatus struct {
 	P99Micros float64
 }
 
-func (s WorkloadStatus) String() string {
-	p99 := Dash
+func (s Status) String() string {
+	p99 := dash
 	if s.P99Micros > 0 {
 		p99 = fmt.Sprintf("%.3f ms", s.P99Micros/1000)
 	}
@@ -43,18 +40,21 @@ type statusLine struct {
 	ops int64
 }
 
-// maybeStatus calls w.status when statusInterval has passed since the last
-// one.
+// dash stands for a value that was not measured, as wtd shows it.
+const dash = "–"
+
+// maybeStatus calls the Status hook when its interval has passed since
+// the last call.
 func (w *workloadRun) maybeStatus(last *statusLine, now time.Time, done int64) {
-	if w.status == nil || now.Sub(last.at) < statusInterval {
+	if w.hooks.Status == nil || now.Sub(last.at) < cmp.Or(w.hooks.StatusInterval, DefaultStatusInterval) {
 		return
 	}
-	st := WorkloadStatus{NS: w.spec.NS, Elapsed: now.Sub(w.start), Ops: done, P99Micros: w.series.p99SoFar()}
+	st := Status{NS: w.spec.NS, Elapsed: now.Sub(w.start), Ops: done, P99Micros: w.series.p99SoFar()}
 	if el := now.Sub(last.at).Seconds(); el > 0 {
 		st.OpsPerSec = float64(done-last.ops) / el
 	}
 	*last = statusLine{at: now, ops: done}
-	w.status(st)
+	w.hooks.Status(st)
 }
 
 // Watch defaults and bounds.
@@ -76,7 +76,7 @@ type WatchStats struct {
 	Samples int     `json:"samples"`
 }
 
-func checkWatch(s *WorkloadSpec) error {
+func checkWatch(s *Spec) error {
 	if len(s.Watch) > maxWatchFields {
 		return fmt.Errorf("watch: %d fields, at most %d", len(s.Watch), maxWatchFields)
 	}

@@ -1,4 +1,4 @@
-package engine
+package workload
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"testing"
+
+	"wtd/internal/testbench"
 )
 
 func TestKeyPickerInRange(t *testing.T) {
@@ -138,11 +140,11 @@ func BenchmarkKeyPick(b *testing.B) {
 				}
 				r := rand.NewPCG(1, 2)
 				var sum int64
-				cpu0 := benchCPU()
+				cpu0 := testbench.CPU()
 				for b.Loop() {
 					sum += p.pick(r)
 				}
-				b.ReportMetric(float64(benchCPU()-cpu0)/float64(b.N), "cpu-ns/draw")
+				b.ReportMetric(float64(testbench.CPU()-cpu0)/float64(b.N), "cpu-ns/draw")
 				if sum < 0 {
 					b.Fatal("negative keys drawn")
 				}
