@@ -21,9 +21,8 @@ var statusInterval = workload.DefaultStatusInterval
 // Load inserts documents into the server (see workload.Load). If the
 // server goes down meanwhile (see UnansweredWindow) the load stops at once
 // with a *ServerDownError, and its result covers the time the server was
-// up. A failed load's result is kept for the step it runs in; a load that
-// succeeds gives the workloads after it their defaults (see
-// CompleteWorkload).
+// up. A failed load's result is kept for the step it runs in; one that
+// succeeds is noted in the run's Loads.
 func (s *Server) Load(ctx context.Context, spec workload.LoadSpec, progress func(done, total int64)) (workload.LoadResult, error) {
 	lctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -41,12 +40,10 @@ func (s *Server) Load(ctx context.Context, spec workload.LoadSpec, progress func
 	return res, nil
 }
 
-// CompleteWorkload fills in what spec leaves out, as d says, from the
-// run's loads and the server's collStats (see workload.Complete): what a
-// playbook's m:workload leaves out.
-func (s *Server) CompleteWorkload(ctx context.Context, spec workload.Spec, d workload.Defaults) (workload.Spec, error) {
-	return workload.Complete(ctx, s, &s.run.loads, spec, d)
-}
+// Loads returns what the run's loads that succeeded did: the defaults of
+// its workloads' namespace and document size (see workload.Complete,
+// with a *Server for its collStats).
+func (r *Run) Loads() *workload.Loads { return &r.loads }
 
 // Workload runs a workload against the server (see workload.Run).
 //

@@ -84,3 +84,26 @@ func TestWorkloadStatusAndWatch(t *testing.T) {
 		t.Errorf("watching a missing field: %v", err)
 	}
 }
+
+// TestWorkloadDefaultsFromTheRun: a Go caller gets the defaults a playbook
+// gets: the namespace and document size of the run's last load, and the
+// key space from the server's collStats.
+func TestWorkloadDefaultsFromTheRun(t *testing.T) {
+	ctx := context.Background()
+	r, s, _ := startLoadedRun(t, "df.c", 700)
+	if got := r.Loads().Last(); got != "df.c" {
+		t.Fatalf("the run's last load %q, want df.c", got)
+	}
+	spec, err := workload.Complete(ctx, s, r.Loads(), workload.Spec{Ops: 50, Mix: workload.Mix{Read: 1, Update: 1}},
+		workload.Defaults{KeySpace: true, DocBytes: true, WorkingSet: &workload.WorkingSet{Size: 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.NS != "df.c" || spec.KeySpace != 700 || spec.DocBytes != 256 || spec.WorkingSetKeys != 350 {
+		t.Fatalf("completed spec %+v: want df.c, 700 keys of 256 bytes, 350 in the working set", spec)
+	}
+	res, err := s.Workload(ctx, spec, nil)
+	if err != nil || res.Total.Count != 50 || res.Total.Errors != 0 {
+		t.Errorf("workload on the completed spec: %v, %+v", err, res.Total)
+	}
+}

@@ -69,7 +69,7 @@ func check(ctx context.Context, path, src string, overrides map[string]string) (
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	defer watchCheckMemory(cancel)()
-	b := &binding{ctx: ctx, env: Env{Overrides: overrides}, out: io.Discard, path: path, docBytes: map[string]int{}, checking: true}
+	b := &binding{ctx: ctx, env: Env{Overrides: overrides}, out: io.Discard, path: path, checking: true}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
 	b.openSandbox(L)

@@ -59,10 +59,6 @@ type binding struct {
 	// raised are the Go errors behind the Lua errors raised so far, so
 	// that RunPlaybook's error wraps them (errors.As finds a ParamError).
 	raised []raisedError
-	// lastNS and docBytes remember the loads of the playbook: the default
-	// namespace of m:workload and the size of the documents of each.
-	lastNS   string
-	docBytes map[string]int
 
 	// checking is true in Check: nothing may act, params{} ends the run.
 	checking  bool
@@ -95,7 +91,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	if env.Run == nil {
 		return nil, errors.New("run playbook: no run")
 	}
-	b := &binding{ctx: ctx, env: env, out: env.Out, host: env.Host, path: path, docBytes: map[string]int{}}
+	b := &binding{ctx: ctx, env: env, out: env.Out, host: env.Host, path: path}
 	if b.out == nil {
 		b.out = io.Discard
 	}

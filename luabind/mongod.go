@@ -437,7 +437,6 @@ func (b *binding) serverLoad(L *lua.LState) int {
 	if err != nil {
 		b.raise(L, "load", err)
 	}
-	b.lastNS, b.docBytes[spec.NS] = spec.NS, spec.DocBytes
 	t, err := resultToLua(L, res)
 	if err != nil {
 		b.raise(L, "load", err)
@@ -451,11 +450,12 @@ func (b *binding) serverLoad(L *lua.LState) int {
 // workload=, scan_max=, query=, hot_fraction=, hot_ops=, rate=, rate_step=, warmup=, watch=, watch_interval= } -> result
 //
 // ns defaults to the namespace the playbook loaded last, mix to
-// {read = 1} (or the preset's). The key space and average document size come from collStats
-// (key_space overrides the first); working_set is a fraction of the key
+// {read = 1} (or the preset's). key_space and doc_bytes default as
+// workload.Complete works them out: collStats' count, the load's document
+// size (else collStats' average); working_set is a fraction of the key
 // space when <= 1, MB when > 1, or a string "60MB", "2GB", "50%".
 // distribution is "uniform", "zipfian", "scrambled_zipfian", "latest" or
-// "hotspot" (the engine checks it). doc_bytes defaults to the load's (else collStats' average). The other
+// "hotspot" (engine/workload checks it). The other
 // options are read by workloadOptions. The result
 // is workload.Result by its JSON names: elapsed_ns, ops = { read =
 // { count, errors, ops_per_sec, p50_micros, p99_micros, ... } }, total,
@@ -480,13 +480,13 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 // workloadSpec reads the options of m:workload (o) into a spec for s.
 func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) workload.Spec {
 	var spec workload.Spec
-	ns, ok := o.str("ns")
-	if !ok {
-		if ns = b.lastNS; ns == "" {
+	loads := b.env.Run.Loads()
+	var ok bool
+	if spec.NS, ok = o.str("ns"); !ok {
+		if spec.NS = loads.Last(); spec.NS == "" {
 			raisef(L, "workload: ns is required (no m:load gave a default)")
 		}
 	}
-	spec.NS = ns
 	spec.Ops, _ = o.integer("ops")
 	if sec, ok := o.number("duration"); ok {
 		if !(sec >= 0 && sec <= maxSleepSeconds) {
@@ -511,27 +511,15 @@ func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) workl
 	spec.Date = dateOption(o)
 	docBytes, hasDocBytes := o.integer("doc_bytes")
 	spec.DocBytes = clampInt(docBytes)
-	ws, wsUnit, hasWS := workingSet(o)
-
-	count, avg, err := s.CollectionStats(b.ctx, ns)
+	keySpace, hasKeySpace := o.integer("key_space")
+	spec.KeySpace = keySpace
+	d := workload.Defaults{KeySpace: !hasKeySpace, DocBytes: !hasDocBytes}
+	if ws, unit, ok := workingSet(o); ok {
+		d.WorkingSet = &workload.WorkingSet{Size: ws, Unit: unit}
+	}
+	spec, err := workload.Complete(b.ctx, s, loads, spec, d)
 	if err != nil {
 		b.raise(L, "workload", err)
-	}
-	spec.KeySpace = count
-	if ks, ok := o.integer("key_space"); ok {
-		spec.KeySpace = ks
-	}
-	if !hasDocBytes {
-		if n, ok := b.docBytes[ns]; ok {
-			spec.DocBytes = n
-		} else {
-			spec.DocBytes = int(math.Round(avg))
-		}
-	}
-	if hasWS {
-		if spec.WorkingSetKeys, err = workload.WorkingSetKeys(ws, wsUnit, spec.KeySpace, avg); err != nil {
-			b.raise(L, "workload", err)
-		}
 	}
 	workloadOptions(o, &spec)
 	return spec

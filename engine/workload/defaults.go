@@ -23,6 +23,9 @@ type Loads struct {
 
 // Note records a load of spec that succeeded.
 func (l *Loads) Note(spec LoadSpec) {
+	if l == nil {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.docBytes == nil {
