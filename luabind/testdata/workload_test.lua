@@ -13,7 +13,12 @@ local function near(x, want, tol, what)
 end
 
 local m = mongod.start{ cacheSizeGB = 0.25 }
+has(fails(function() return m:workload{ ops = 10 } end), "workload: ns is required (no m:load gave a default)")
 m:load{ ns = "w.c", docs = 2000, doc_bytes = 200 }
+-- Without ns, key_space and doc_bytes: the load's namespace and size, collStats' count.
+local d = m:workload{ ops = 100, mix = { read = 1, insert = 1 } }
+assert(d.total.count == 100 and d.total.errors == 0 and d.next_insert_id > 2000, "defaults: " .. d.total.errors .. " errors, next id " .. d.next_insert_id)
+assert(m:collection_stats("w.c").avg_obj_size == 200, "inserts of the load's size")
 
 -- Scans, read-modify-writes and queries in one mix.
 local w = m:workload{ ops = 600, threads = 2, scan_max = 5, query = { filter = { _id = { ["$lte"] = "$key" } }, count = true },
