@@ -1,6 +1,9 @@
 // Package engine carries out wtd's experiments without Lua: runs and their
-// steps, data loads and workloads against a server, the sampler that records
-// serverStatus and host metrics, server-side deltas, cache-state provenance
-// and reports. Playbooks reach it through luabind; Go callers use it
-// directly.
+// steps, the servers a run starts or attaches to (and the watch that tells
+// when one goes down), the changes a run makes and their restore, the
+// sampler that records serverStatus and host metrics, server-side deltas,
+// cache-state provenance and reports. Loads and workloads run on a run's
+// servers through Server.Load and Server.Workload, which wrap the
+// generator of engine/workload. Playbooks reach it through luabind; Go
+// callers use it directly.
 package engine
