@@ -207,7 +207,10 @@ func Run(ctx context.Context, client *mongo.Client, spec Spec, h Hooks) (Result,
 }
 
 // Prepared is a checked workload, ready to run once.
-type Prepared struct{ w *workloadRun }
+type Prepared struct {
+	w   *workloadRun
+	ran atomic.Bool
+}
 
 // Prepare checks spec and fills in its defaults (presets applied), so
 // that a caller can make what the run needs (a client with a connection
@@ -227,6 +230,9 @@ func (p *Prepared) Spec() Spec { return p.w.spec }
 // Run runs the workload against client (see the function Run).
 func (p *Prepared) Run(ctx context.Context, client *mongo.Client, h Hooks) (Result, error) {
 	w := p.w
+	if p.ran.Swap(true) {
+		return Result{}, fmt.Errorf("run workload %s: a prepared workload runs once: prepare it again", w.spec.NS)
+	}
 	db, coll, _ := strings.Cut(w.spec.NS, ".")
 	w.coll = client.Database(db).Collection(coll)
 	w.hooks = h

@@ -346,3 +346,24 @@ func TestWorkingSetKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestPreparedRunsOnce: Prepare fills in the defaults a caller needs
+// before the run (threads), and a prepared workload refuses a second run,
+// whose claimed operations would be used up.
+func TestPreparedRunsOnce(t *testing.T) {
+	client := testLoaded(t, 100, 64)
+	p, err := Prepare(Spec{NS: "bench.w", Ops: 20, Mix: Mix{Read: 1}, KeySpace: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Spec(); got.Threads != 1 || got.InsertStartID != 100 || got.WorkingSetKeys != 100 {
+		t.Errorf("prepared spec %+v: want threads 1, inserts from 100, the whole key space", got)
+	}
+	res, err := p.Run(context.Background(), client, Hooks{})
+	if err != nil || res.Total.Count != 20 {
+		t.Fatalf("first run: %v, %d ops", err, res.Total.Count)
+	}
+	if _, err := p.Run(context.Background(), client, Hooks{}); err == nil || !strings.Contains(err.Error(), "runs once") {
+		t.Errorf("second run of one prepared workload: %v", err)
+	}
+}
