@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"wtd/internal/testbin"
 )
@@ -52,6 +53,26 @@ func startLoadedServer(t *testing.T, ns string, docs int64) (*mongo.Client, *tes
 		t.Fatal(err)
 	}
 	return client, srv
+}
+
+// runOwnClient runs spec as engine's Server.Workload does: on a client of
+// its own, with a connection per thread and no retries, whose connections
+// the Abort hook closes (so the operations' contexts have no Done
+// channel).
+func runOwnClient(t *testing.T, uri string, spec Spec, h Hooks) (Result, error) {
+	t.Helper()
+	client, err := mongo.Connect(options.Client().ApplyURI(uri + "/?directConnection=true").
+		SetMaxPoolSize(uint64(max(spec.Threads, 1) + 1)).SetRetryReads(false).SetRetryWrites(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(context.Background())
+	h.Abort = func() {
+		closed, cancel := context.WithCancel(context.Background())
+		cancel()
+		_ = client.Disconnect(closed)
+	}
+	return Run(context.Background(), client, spec, h)
 }
 
 // freezer stops a server's process (SIGSTOP) for a while once a workload
@@ -225,11 +246,10 @@ func TestRateScheduleSteps(t *testing.T) {
 // p99 shows the stall; the service times from the actual send, which is
 // what a closed loop measures, hardly do.
 func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
-	ctx := context.Background()
-	client, srv := startLoadedServer(t, "co.c", 2000)
+	_, srv := startLoadedServer(t, "co.c", 2000)
 	// Frozen once 2000 operations (4 s' worth) are done.
 	f := newFreezer(t, srv.Cmd.Process.Pid, time.Second, func(done int64) bool { return done >= 2000 })
-	res, err := Run(ctx, client, Spec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
+	res, err := runOwnClient(t, srv.URI, Spec{NS: "co.c", Duration: 10 * time.Second, Threads: 4, Mix: Mix{Read: 1},
 		KeySpace: 2000, Rate: 500}, Hooks{Progress: f.progress})
 	if err != nil {
 		t.Fatal(err)
@@ -259,13 +279,12 @@ func TestCoordinatedOmissionSIGSTOP(t *testing.T) {
 // stall (600 ms) begins once operations are done, early in a warm-up of
 // 2 s at a rate low enough to catch up long before its end.
 func TestWarmupExcluded(t *testing.T) {
-	ctx := context.Background()
 	client, srv := startLoadedServer(t, "wu.c", 1000)
 	const rate, stall = 200, 600 * time.Millisecond
 	spec := Spec{NS: "wu.c", Duration: 1500 * time.Millisecond, Warmup: 2 * time.Second, Threads: 2,
 		Mix: Mix{Read: 1}, KeySpace: 1000, Rate: rate}
 	f := newFreezer(t, srv.Cmd.Process.Pid, stall, func(done int64) bool { return done > 0 })
-	res, err := Run(ctx, client, spec, Hooks{Progress: f.progress})
+	res, err := runOwnClient(t, srv.URI, spec, Hooks{Progress: f.progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +319,7 @@ func TestWarmupExcluded(t *testing.T) {
 
 	// A warm-up of operations in a closed loop: the first ones started.
 	before := testOpcounters(t, client)
-	res, err = Run(ctx, client, Spec{NS: "wu.c", Ops: 500, WarmupOps: 200, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, Hooks{})
+	res, err = runOwnClient(t, srv.URI, Spec{NS: "wu.c", Ops: 500, WarmupOps: 200, Threads: 3, Mix: Mix{Read: 1}, KeySpace: 1000}, Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
