@@ -210,6 +210,17 @@ CREATE TABLE thresholds (
 	PRIMARY KEY (run_id, seq)
 );
 `,
+	// 9: the FTDC files wtd import read, by their content, so that a file
+	// imported again makes nothing new.
+	`
+CREATE TABLE imported_files (
+	sha256      TEXT    PRIMARY KEY,             -- hex, of the file's bytes
+	path        TEXT    NOT NULL,                -- where it was read from
+	bytes       INTEGER NOT NULL,
+	imported_at INTEGER NOT NULL,
+	runs        TEXT    NOT NULL DEFAULT '[]'    -- JSON array: the runs its samples went into
+) WITHOUT ROWID;
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
