@@ -1,0 +1,279 @@
+package ftdcimport
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"wtd/engine"
+	"wtd/engine/store"
+	"wtd/internal/ftdc"
+)
+
+// nameMap gives each metric of a schema its stored name, "" for those
+// not stored.
+type nameMap struct{ names []string }
+
+// ServerStatusPrefix is the FTDC section whose metrics are stored under the
+// names wtd's sampler gives serverStatus fields (engine.FlattenNumbers).
+const ServerStatusPrefix = "serverStatus."
+
+// newNameMap names the metrics of chunk c: a serverStatus field by its path
+// in serverStatus, as the sampler names it (fields the sampler does not
+// store, such as array elements and timestamps' increments, are left out);
+// any other section's metrics by their full FTDC name
+// ("replSetGetStatus.members.0.health", "systemMetrics.cpu.user_ms").
+// Each section's start and end (the collector's own times) are left out.
+func newNameMap(c *ftdc.Chunk) *nameMap {
+	flat := engine.FlattenNumbers(serverStatus(c.Ref))
+	nm := &nameMap{names: make([]string, len(c.Names))}
+	for i, n := range c.Names {
+		if k, ok := strings.CutPrefix(n, ServerStatusPrefix); ok {
+			if _, sampled := flat[k]; sampled && k != "start" && k != "end" {
+				nm.names[i] = k
+			}
+			continue
+		}
+		if n == "start" || n == "end" {
+			continue
+		}
+		if _, rest, ok := strings.Cut(n, "."); ok && (rest == "start" || rest == "end") {
+			continue
+		}
+		nm.names[i] = n
+	}
+	return nm
+}
+
+func (im *importer) nameMap(c *ftdc.Chunk) *nameMap {
+	if len(c.Names) == 0 {
+		return &nameMap{}
+	}
+	key := &c.Names[0]
+	if nm, ok := im.names[key]; ok {
+		return nm
+	}
+	nm := newNameMap(c)
+	im.names[key] = nm
+	return nm
+}
+
+func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
+	if c.Samples == 0 {
+		return nil
+	}
+	if im.first == 0 {
+		im.first = c.Times[0]
+	}
+	ss := serverStatus(c.Ref)
+	host := str(ss, "host")
+	pid, _ := first(c, "serverStatus.pid")
+	var start int64
+	if lt, ok := first(c, "serverStatus.localTime"); ok {
+		if up, ok := first(c, "serverStatus.uptimeMillis"); ok {
+			start = lt - up
+		}
+	}
+	p := im.find(host, pid, start)
+	if p == nil {
+		var err error
+		if p, err = im.newProcess(c, ss, fs, host, pid, start); err != nil {
+			return err
+		}
+	}
+	im.cur = p
+	p.files[fs.path] = true
+	fs.runs[p.res.Run] = true
+	nm := im.nameMap(c)
+	if im.vals == nil {
+		im.vals = make(map[string]float64, len(nm.names))
+		im.dm = engine.DeltaMetrics()
+	}
+	source := "server:" + im.opt.Name
+	for s := 0; s < c.Samples; s++ {
+		ts := c.Times[s]
+		if ts <= p.lastTS {
+			im.rep.Dropped++
+			continue
+		}
+		clear(im.vals)
+		for i, n := range nm.names {
+			if n != "" {
+				im.vals[n] = float64(c.Values[i*c.Samples+s])
+			}
+		}
+		im.st.AddSample(p.res.Run, source, time.UnixMilli(ts), im.vals)
+		p.whole.observe(ts, im.vals, im.dm)
+		for _, w := range p.windows {
+			w.observe(ts, im.vals, im.dm)
+		}
+		if p.firstTS == 0 {
+			p.firstTS = ts
+		}
+		p.lastTS = ts
+		p.res.Samples++
+	}
+	// One chunk at a time: the store's queue holds no more than a chunk.
+	return im.st.Flush(im.ctx)
+}
+
+// find returns the process of host and pid that started at start (within
+// a few seconds: localTime and uptime are not read at the same instant).
+func (im *importer) find(host string, pid, start int64) *process {
+	for _, p := range im.procs {
+		if p.host == host && p.pid == pid && abs(p.start-start) < 5000 {
+			return p
+		}
+	}
+	return nil
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+const metaSlack = 5 * time.Second
+
+// applies reports whether metadata m describes the process that started at
+// start (ms) and wrote chunk c: mongod writes it when the process starts
+// or opens a new file, before the samples it precedes. A previous process's
+// interim chunk, written after the new process's metadata, is older.
+func applies(m *ftdc.Metadata, c *ftdc.Chunk, start int64) bool {
+	if m == nil {
+		return false
+	}
+	last := time.UnixMilli(c.Times[c.Samples-1])
+	if m.ID.After(last.Add(metaSlack)) {
+		return false
+	}
+	return start == 0 || !m.ID.Before(time.UnixMilli(start).Add(-metaSlack))
+}
+
+func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host string, pid, start int64) (*process, error) {
+	p := &process{host: host, pid: pid, start: start, files: map[string]bool{},
+		whole: &tracker{from: -1 << 62, to: 1 << 62}}
+	version := str(ss, "version")
+	var gitVersion, replSet string
+	var facts store.HostFacts
+	if applies(im.meta, c, start) {
+		p.meta = im.meta
+		if bi := p.meta.Section("buildInfo"); bi != nil {
+			if v := str(bi, "version"); v != "" {
+				version = v
+			}
+			gitVersion = str(bi, "gitVersion")
+		}
+		if hi := p.meta.Section("hostInfo"); hi != nil {
+			facts = hostFacts(hi)
+			if mb := num(hi, "system", "memSizeMB"); mb != nil && *mb > 0 {
+				b := uint64(*mb) << 20
+				p.memBytes = &b
+			}
+		}
+		if opts := p.meta.Section("getCmdLineOpts"); opts != nil {
+			s := engine.CmdLineSettings(opts)
+			p.settings = &s
+			replSet = str(opts, "parsed", "replication", "replSet")
+			if replSet == "" {
+				replSet = str(opts, "parsed", "replication", "replSetName")
+			}
+		}
+	}
+	if applies(im.delta, c, start) {
+		if gp := im.delta.Section("getParameter"); gp != nil {
+			p.params = map[string]any{}
+			var m map[string]any
+			if err := bson.Unmarshal(gp, &m); err == nil {
+				for k, v := range m {
+					if k != "ok" && k != "start" && k != "end" {
+						p.params[k] = fmt.Sprint(v)
+					}
+				}
+			}
+		}
+	}
+	if replSet == "" {
+		replSet = str(ss, "repl", "setName")
+	}
+	if cm := c.Lookup(ServerStatusPrefix + engine.CacheMetric("maximum bytes configured")); len(cm) > 0 {
+		v := cm[0]
+		p.cacheMax = &v
+	}
+	if p.settings == nil {
+		p.settings = &engine.Settings{}
+	}
+	if p.cacheMax != nil {
+		p.settings.CacheMaxBytes = *p.cacheMax
+	}
+	if p.params != nil {
+		p.settings.Parameters = p.params
+	}
+	params := map[string]any{"host": host}
+	if replSet != "" {
+		params["replSet"] = replSet
+	}
+	if proc := str(ss, "process"); proc != "" {
+		params["process"] = proc
+	}
+	firstTS := time.UnixMilli(c.Times[0])
+	run, err := im.st.CreateRun(im.ctx, store.RunInfo{
+		PlaybookPath: "import:" + host, Params: params, StartedAt: firstTS, Host: facts,
+		TargetURI: "mongodb://" + host, TargetVersion: version, WtdVersion: im.opt.WtdVersion, Trigger: Trigger})
+	if err != nil {
+		return nil, fmt.Errorf("import %s: %w", fs.path, err)
+	}
+	abspath, _ := filepath.Abs(fs.path)
+	if err := im.st.AddServer(im.ctx, run, store.ServerRecord{Name: im.opt.Name, URI: "mongodb://" + host,
+		Version: version, GitVersion: gitVersion, PID: int(pid), AddedAt: firstTS}); err != nil {
+		return nil, fmt.Errorf("import %s: %w", fs.path, err)
+	}
+	attrs := map[string]any{"file": abspath, "sha256": fs.sha, "pid": pid}
+	if p.meta == nil {
+		attrs["metadata"] = "none: the file holds no metadata document for this process"
+	}
+	im.st.AddEvent(run, firstTS, "info", "import", fmt.Sprintf("imported from %s (pid %d)", abspath, pid), attrs)
+	p.res = &Result{Path: fs.path, Run: run, Server: host, Version: version, Skipped: im.pend}
+	im.pend = nil
+	for _, w := range im.opt.Windows {
+		from, to := w.From, w.To
+		if w.Offsets {
+			from, to = time.UnixMilli(im.first).Add(w.FromOff), time.UnixMilli(im.first).Add(w.ToOff)
+		}
+		p.windows = append(p.windows, &tracker{from: from.UnixMilli(), to: to.UnixMilli()})
+	}
+	im.procs = append(im.procs, p)
+	return p, nil
+}
+
+func num(doc bson.Raw, keys ...string) *int64 {
+	v, err := doc.LookupErr(keys...)
+	if err != nil {
+		return nil
+	}
+	if n, ok := v.AsInt64OK(); ok {
+		return &n
+	}
+	return nil
+}
+
+// hostFacts maps hostInfo onto the host facts wtd records for its runs.
+func hostFacts(hi bson.Raw) store.HostFacts {
+	var f store.HostFacts
+	if n := num(hi, "system", "numCores"); n != nil {
+		f.Cores = int(*n)
+	}
+	if mb := num(hi, "system", "memSizeMB"); mb != nil {
+		f.MemoryBytes = *mb << 20
+	}
+	f.Kernel = str(hi, "extra", "kernelVersion")
+	if f.Kernel == "" {
+		f.Kernel = strings.TrimSpace(str(hi, "os", "name") + " " + str(hi, "os", "version"))
+	}
+	return f
+}
