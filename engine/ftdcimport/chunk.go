@@ -70,7 +70,7 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 	}
 	ss := serverStatus(c.Ref)
 	host := str(ss, "host")
-	pid, _ := first(c, "serverStatus.pid")
+	pid, hasPID := first(c, "serverStatus.pid")
 	var start int64
 	if lt, ok := first(c, "serverStatus.localTime"); ok {
 		if up, ok := first(c, "serverStatus.uptimeMillis"); ok {
@@ -78,6 +78,11 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 		}
 	}
 	p := im.find(host, pid, start)
+	if !hasPID && im.cur != nil {
+		// A sample without serverStatus's pid (its collector failed) is
+		// the process's whose samples come before.
+		p = im.cur
+	}
 	if p == nil {
 		var err error
 		if p, err = im.newProcess(c, ss, fs, host, pid, start); err != nil {

@@ -1,0 +1,262 @@
+package ftdcimport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"wtd/engine"
+	"wtd/engine/store"
+	"wtd/internal/ftdc"
+)
+
+const testdata = "../../internal/ftdc/testdata/"
+
+// Real files (internal/ftdc/testdata/SOURCES.md says what each is).
+const (
+	file326  = testdata + "3.2.6/ASTPMeetup+HemiNotes_3.2.01--metrics.2017-03-05T20-37-30Z-00000"
+	file406  = testdata + "4.0.6/Im-neko+mongo-replica--metrics.2019-03-15T19-37-17Z-00000"
+	file507  = testdata + "5.0.7/faisallarai+meou-manisfests--metrics.2022-04-19T23-27-34Z-00000"
+	file70   = testdata + "7.0.0-rc6/b1ron+ftdc--metrics.2025-07-10T15-58-48Z-00000"
+	file7012 = testdata + "7.0.12/Kschellens+Cours_NoSQL--metrics.2024-07-16T07-41-04Z-00000"
+	file80   = testdata + "8.0.8/gadu04+MongoDB-Sharding--metrics.2025-04-22T08-13-01Z-00000"
+)
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "wtd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(context.Background()) })
+	return st
+}
+
+// TestNamesAreTheSamplers checks, chunk by chunk, that the serverStatus
+// metrics stored are exactly the fields engine.FlattenNumbers gives for the
+// same serverStatus (the sampler's names), with its values (FTDC keeps
+// doubles as integers).
+func TestNamesAreTheSamplers(t *testing.T) {
+	for _, path := range []string{file326, file406, file70, file80} {
+		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
+			r, err := ftdc.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			chunks := 0
+			for {
+				it, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, ok := it.(*ftdc.Chunk)
+				if !ok {
+					continue
+				}
+				chunks++
+				flat := engine.FlattenNumbers(serverStatus(c.Ref))
+				delete(flat, "start")
+				delete(flat, "end")
+				if len(flat) < 500 {
+					t.Fatalf("chunk %s: serverStatus has %d numeric fields, want a real one's hundreds", c.ID, len(flat))
+				}
+				nm := newNameMap(c)
+				got := map[string]bool{}
+				for i, n := range nm.names {
+					if n == "" || !strings.HasPrefix(c.Names[i], ServerStatusPrefix) {
+						continue
+					}
+					got[n] = true
+					want, ok := flat[n]
+					if !ok {
+						t.Fatalf("chunk %s: stored %q, which the sampler does not have", c.ID, n)
+					}
+					if v := c.Metric(i)[0]; float64(v) != float64(int64(want)) {
+						t.Errorf("chunk %s: %q = %d in FTDC, %v in serverStatus", c.ID, n, v, want)
+					}
+				}
+				for n := range flat {
+					if !got[n] {
+						t.Errorf("chunk %s: the sampler has %q, the import does not", c.ID, n)
+					}
+				}
+				if !got["wiredTiger.cache.bytes currently in the cache"] && !strings.Contains(path, "mongos") {
+					t.Errorf("chunk %s: no wiredTiger.cache.bytes currently in the cache", c.ID)
+				}
+			}
+			if chunks == 0 {
+				t.Fatal("no chunk read")
+			}
+		})
+	}
+}
+
+type want struct {
+	path    string
+	runs    int
+	samples []int64
+	version string
+	replSet string
+	skip    string // in the first run's Skipped
+}
+
+func TestImportRealFiles(t *testing.T) {
+	for _, w := range []want{
+		{path: file326, runs: 1, samples: []int64{1190}, version: "3.2.6", skip: "truncated document"},
+		{path: file406, runs: 1, samples: []int64{307}, version: "4.0.6", replSet: "rs0"},
+		// The previous process's interim chunk, written after the new
+		// process's metadata, is its own run.
+		{path: file507, runs: 2, samples: []int64{171, 2442}, version: "5.0.7", replSet: "rs0"},
+		{path: file7012, runs: 1, samples: []int64{1825}, version: "7.0.12", replSet: "rs0"},
+		{path: file80, runs: 1, samples: []int64{2111}, version: "8.0.8", replSet: "configReplSet"},
+	} {
+		t.Run(filepath.Base(filepath.Dir(w.path)), func(t *testing.T) {
+			ctx := context.Background()
+			st := openStore(t)
+			rep, err := Import(ctx, st, []string{w.path}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Runs) != w.runs {
+				t.Fatalf("%d runs, want %d: %+v", len(rep.Runs), w.runs, rep.Runs)
+			}
+			for i, res := range rep.Runs {
+				if res.Samples != w.samples[i] {
+					t.Errorf("run %d: %d samples, want %d", i, res.Samples, w.samples[i])
+				}
+				n, err := st.SourceSampleCount(ctx, res.Run, "server:m1")
+				if err != nil || n != res.Samples {
+					t.Errorf("run %d: the store has %d samples (%v), the import says %d", i, n, err, res.Samples)
+				}
+				if res.Version != w.version {
+					t.Errorf("run %d: version %q, want %q", i, res.Version, w.version)
+				}
+				checkRun(t, st, res, w, i == len(rep.Runs)-1)
+			}
+			if w.skip != "" && (len(rep.Runs[0].Skipped) != 1 || !strings.Contains(rep.Runs[0].Skipped[0], w.skip)) {
+				t.Errorf("skipped %q, want one skip saying %q", rep.Runs[0].Skipped, w.skip)
+			}
+			if w.skip == "" && len(rep.Runs[0].Skipped) != 0 {
+				t.Errorf("skipped %q, want none", rep.Runs[0].Skipped)
+			}
+
+			again, err := Import(ctx, st, []string{w.path}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(again.Runs) != 0 || len(again.Known) != 1 || again.Known[0].Prev.Runs[0] != rep.Runs[0].Run {
+				t.Errorf("imported again: %d runs, known %+v; want none made and the file known", len(again.Runs), again.Known)
+			}
+			runs, _ := st.ListRuns(ctx, 0)
+			if len(runs) != w.runs {
+				t.Errorf("%d runs after importing again, want %d", len(runs), w.runs)
+			}
+		})
+	}
+}
+
+// checkRun checks one run; the replica set's name is known from the
+// metadata, which describes the last process (a previous process's interim
+// chunk comes without it).
+func checkRun(t *testing.T, st *store.Store, res Result, w want, last bool) {
+	t.Helper()
+	ctx := context.Background()
+	run, err := st.GetRun(ctx, res.Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Trigger != Trigger || run.Status != store.StatusOK || !run.StartedAt.Equal(res.First) || !run.EndedAt.Equal(res.Last) {
+		t.Errorf("run: trigger %q status %q %s..%s, want import ok %s..%s", run.Trigger, run.Status, run.StartedAt, run.EndedAt, res.First, res.Last)
+	}
+	if last && w.replSet != "" && run.Params["replSet"] != w.replSet {
+		t.Errorf("params %v, want replSet %s", run.Params, w.replSet)
+	}
+	srv, err := st.Servers(ctx, res.Run)
+	if err != nil || len(srv) != 1 || srv[0].Started || srv[0].Version != res.Version || srv[0].PID == 0 {
+		t.Errorf("servers %+v (%v), want one not started, version %s, with its pid", srv, err, res.Version)
+	}
+	steps, err := st.Steps(ctx, res.Run)
+	if err != nil || len(steps) != 1 || steps[0].Name != "process" || steps[0].Status != store.StatusOK {
+		t.Fatalf("steps %+v (%v), want one ok step process", steps, err)
+	}
+	var prov engine.Provenance
+	if err := json.Unmarshal(steps[0].Provenance, &prov); err != nil {
+		t.Fatal(err)
+	}
+	if prov.Verdict != engine.VerdictUnknown || prov.Reason != ImportedReason || prov.DatasetBytes != nil || prov.ApparentMBps != nil {
+		t.Errorf("provenance %+v, want unknown, %q, nothing measured as 0", prov, ImportedReason)
+	}
+}
+
+// TestImportWindows imports the file whose sampling period goes from 1 s
+// to 100 ms to 10 s, with windows given by time and by offset.
+func TestImportWindows(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	from := time.Date(2025, 7, 10, 16, 0, 0, 0, time.UTC)
+	rep, err := Import(ctx, st, []string{file70}, Options{Name: "prod", Windows: []Window{
+		{Name: "early", From: from, To: from.Add(10 * time.Minute)},
+		{Name: "offset", Offsets: true, FromOff: time.Hour, ToOff: 2 * time.Hour},
+		{Name: "never", From: from.AddDate(1, 0, 0), To: from.AddDate(1, 0, 1)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Samples != 17715 {
+		t.Fatalf("runs %+v, want one of 17715 samples", rep.Runs)
+	}
+	if len(rep.Unmatched) != 1 || rep.Unmatched[0] != "never" {
+		t.Errorf("unmatched %v, want [never]", rep.Unmatched)
+	}
+	res := rep.Runs[0]
+	steps, err := st.Steps(ctx, res.Run)
+	if err != nil || len(steps) != 3 {
+		t.Fatalf("steps %+v (%v), want process, early, offset", steps, err)
+	}
+	early, off := steps[1], steps[2]
+	if early.Name != "early" || early.StartedAt.Before(from) || early.StartedAt.After(from.Add(2*time.Second)) ||
+		early.EndedAt.After(from.Add(10*time.Minute)) || early.EndedAt.Before(from.Add(10*time.Minute-2*time.Second)) {
+		t.Errorf("early %s..%s, want 16:00..16:10", early.StartedAt.UTC(), early.EndedAt.UTC())
+	}
+	if got := off.StartedAt.Sub(res.First); off.Name != "offset" || got < time.Hour || got > time.Hour+2*time.Second {
+		t.Errorf("offset step starts %s after the first sample, want 1h", got)
+	}
+	var results struct{ Server engine.ServerDeltas }
+	if err := json.Unmarshal(early.Results, &results); err != nil {
+		t.Fatal(err)
+	}
+	if results.Server.PagesRead == nil || results.Server.CacheUsedPeak == nil || *results.Server.CacheUsedPeak <= 0 {
+		t.Errorf("early's server deltas %+v, want pages read and a cache peak", results.Server)
+	}
+	samples, err := st.Samples(ctx, res.Run, "server:prod", from, from.Add(10*time.Minute))
+	if err != nil || len(samples) < 500 {
+		t.Fatalf("%d samples in early (%v)", len(samples), err)
+	}
+	for i := 1; i < len(samples); i++ {
+		if !samples[i].TS.After(samples[i-1].TS) {
+			t.Fatalf("sample %d at %s is not after %s", i, samples[i].TS, samples[i-1].TS)
+		}
+	}
+}
+
+func TestNotFTDC(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(p, []byte("these are not metrics, just a text file of some length\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Import(context.Background(), openStore(t), []string{p}, Options{})
+	var nf *NotFTDCError
+	if !errors.As(err, &nf) || nf.Path != p || !strings.Contains(err.Error(), p) {
+		t.Fatalf("err = %v, want a NotFTDCError naming %s", err, p)
+	}
+}
