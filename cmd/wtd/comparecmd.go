@@ -13,6 +13,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
 
+	"wtd/engine"
 	"wtd/engine/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
@@ -68,9 +69,14 @@ comparable.
 --baseline RUN compares RUN with the previous ok run of the same playbook
 with the same parameters.
 
+RUN@STEP compares one step with another, of the same run or of others (every
+argument then names its step, by title or name): two --step windows of one
+wtd import, "wtd compare 7@normal 7@incident".
+
 ` + runArgHelp,
 		Example: `  wtd compare 12 14
   wtd compare --baseline latest:cache_sweep
+  wtd compare 7@normal 7@incident
   wtd compare 12 14 --json | jq '.[0].steps[] | select(.verdict == "slower")'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.baseline == "" && len(args) < 2 {
@@ -135,26 +141,77 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 		return []*compare.Result{r}, failed(err)
 	}
 	ids := make([]int64, len(args))
+	steps := make([]string, len(args))
 	for i, a := range args {
-		id, err := resolveRun(ctx, st, a)
+		ref := a
+		if at := strings.LastIndex(a, "@"); at > 0 {
+			ref, steps[i] = a[:at], a[at+1:]
+		}
+		if (steps[i] == "") != (steps[0] == "") {
+			return nil, usageErr("%q and %q: name a step (RUN@STEP) in every argument or in none", args[0], a)
+		}
+		id, err := resolveRun(ctx, st, ref)
 		if err != nil {
 			return nil, err
 		}
 		ids[i] = id
 	}
-	base, err := record.LoadSteps(ctx, st, ids[0])
+	base, err := loadCompared(ctx, st, ids[0], steps[0])
 	if err != nil {
-		return nil, failed(err)
+		return nil, err
 	}
 	var out []*compare.Result
-	for _, id := range ids[1:] {
-		rec, err := record.LoadSteps(ctx, st, id)
+	for i, id := range ids[1:] {
+		rec, err := loadCompared(ctx, st, id, steps[i+1])
 		if err != nil {
-			return nil, failed(err)
+			return nil, err
+		}
+		if steps[0] != "" {
+			// One step of each side, compared under one title.
+			title := base.Steps[0].Title() + " vs " + rec.Steps[0].Title()
+			a := *base
+			a.Steps = []engine.StepRecord{retitled(base.Steps[0], title)}
+			rec.Steps[0] = retitled(rec.Steps[0], title)
+			out = append(out, compare.Records(&a, rec, f.opt))
+			continue
 		}
 		out = append(out, compare.Records(base, rec, f.opt))
 	}
 	return out, nil
+}
+
+// loadCompared reads run id for a comparison; with step, only that step
+// (by title, or by name when one step has it).
+func loadCompared(ctx context.Context, st *store.Store, id int64, step string) (*record.Record, error) {
+	rec, err := record.LoadSteps(ctx, st, id)
+	if err != nil {
+		return nil, failed(err)
+	}
+	if step == "" {
+		return rec, nil
+	}
+	var found []engine.StepRecord
+	var titles []string
+	for _, s := range rec.Steps {
+		titles = append(titles, s.Title())
+		if s.Title() == step {
+			found = []engine.StepRecord{s}
+			break
+		}
+		if s.Name == step {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		return nil, usageErr("run %d has %d steps named %q: name one of %s", id, len(found), step, orDash(strings.Join(titles, ", ")))
+	}
+	rec.Steps = found
+	return rec, nil
+}
+
+func retitled(s engine.StepRecord, title string) engine.StepRecord {
+	s.Name, s.Labels = title, nil
+	return s
 }
 
 func runLine(r compare.RunRef) string {
