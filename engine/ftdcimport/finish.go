@@ -19,7 +19,14 @@ func (im *importer) finish() error {
 	for _, p := range im.procs {
 		name, labels := "process", map[string]any(nil)
 		if before := prev[p.host]; before != nil {
-			labels = map[string]any{"changed": changed(before, p)}
+			// A restart that changed nothing keeps the step's title, so
+			// that compare and history match it across processes.
+			what, did := changed(before, p)
+			if did {
+				labels = map[string]any{"changed": what}
+			}
+			im.st.AddEvent(p.res.Run, time.UnixMilli(p.firstTS), "info", "import",
+				fmt.Sprintf("server %s restarted (pid %d -> %d): %s", p.host, before.pid, p.pid, what), nil)
 		}
 		prev[p.host] = p
 		if err := im.step(p, p.whole, name, labels); err != nil {
@@ -101,8 +108,9 @@ func (im *importer) step(p *process, t *tracker, name string, labels map[string]
 }
 
 // changed says what differs between two processes of one server: version,
-// cache size, engine configuration, parameters set on the command line.
-func changed(a, b *process) string {
+// cache size, engine configuration, parameters set on the command line;
+// changed is false when nothing did.
+func changed(a, b *process) (what string, changed bool) {
 	var out []string
 	if a.res.Version != b.res.Version {
 		out = append(out, "version="+b.res.Version)
@@ -125,7 +133,7 @@ func changed(a, b *process) string {
 		}
 	}
 	if len(out) == 0 {
-		return fmt.Sprintf("restart (pid %d)", b.pid)
+		return "nothing changed", false
 	}
-	return strings.Join(out, ",")
+	return strings.Join(out, ","), true
 }
