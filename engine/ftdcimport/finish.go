@@ -115,6 +115,13 @@ func changed(a, b *process) (what string, changed bool) {
 	if a.res.Version != b.res.Version {
 		out = append(out, "version="+b.res.Version)
 	}
+	if a.meta == nil || b.meta == nil {
+		// Without both command lines, nothing is known to have changed.
+		if len(out) == 0 {
+			return "the command line of one of them is not in the files", false
+		}
+		return strings.Join(out, ","), true
+	}
 	sa, sb := a.settings, b.settings
 	if sa.CacheSizeGB != sb.CacheSizeGB {
 		out = append(out, "cacheSizeGB="+strconv.FormatFloat(sb.CacheSizeGB, 'g', -1, 64))

@@ -186,8 +186,8 @@ func checkRun(t *testing.T, st *store.Store, res Result, w want, last bool) {
 		t.Errorf("servers %+v (%v), want one not started, version %s, with its pid", srv, err, res.Version)
 	}
 	steps, err := st.Steps(ctx, res.Run)
-	if err != nil || len(steps) != 1 || steps[0].Name != "process" || steps[0].Status != store.StatusOK {
-		t.Fatalf("steps %+v (%v), want one ok step process", steps, err)
+	if err != nil || len(steps) != 1 || steps[0].Name != "process" || steps[0].Status != store.StatusOK || steps[0].Labels != nil {
+		t.Fatalf("steps %+v (%v), want one ok step process without labels (nothing is known to have changed)", steps, err)
 	}
 	var prov engine.Provenance
 	if err := json.Unmarshal(steps[0].Provenance, &prov); err != nil {
@@ -258,5 +258,27 @@ func TestNotFTDC(t *testing.T) {
 	var nf *NotFTDCError
 	if !errors.As(err, &nf) || nf.Path != p || !strings.Contains(err.Error(), p) {
 		t.Fatalf("err = %v, want a NotFTDCError naming %s", err, p)
+	}
+}
+
+func TestChangedNamesWhatChanged(t *testing.T) {
+	meta := &ftdc.Metadata{}
+	proc := func(pid int64, version string, s engine.Settings) *process {
+		return &process{pid: pid, meta: meta, settings: &s, res: &Result{Version: version}}
+	}
+	a := proc(1, "7.0.12", engine.Settings{})
+	a.settings.CacheSizeGB, a.settings.SetParameters = 1, map[string]string{"x": "1", "y": "2"}
+	b := proc(2, "7.0.12", engine.Settings{})
+	b.settings.CacheSizeGB, b.settings.EngineConfig, b.settings.SetParameters = 50, "eviction_target=60", map[string]string{"x": "3"}
+	if what, did := changed(a, b); !did || what != "cacheSizeGB=50,engineConfig=eviction_target=60,x=3,y unset" {
+		t.Errorf("changed = %q, %v", what, did)
+	}
+	if what, did := changed(a, a); did {
+		t.Errorf("a process against itself: changed %q", what)
+	}
+	c := proc(3, "8.0.1", engine.Settings{})
+	c.meta = nil
+	if what, did := changed(a, c); !did || what != "version=8.0.1" {
+		t.Errorf("without metadata: changed = %q, %v; want only the version", what, did)
 	}
 }
