@@ -2,7 +2,9 @@ package ftdcimport
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,7 +113,9 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 			}
 		}
 		im.st.AddSample(p.res.Run, source, time.UnixMilli(ts), im.vals)
-		p.whole.observe(ts, im.vals, im.dm)
+		for _, st := range p.stretches {
+			st.t.observe(ts, im.vals, im.dm)
+		}
 		for _, w := range p.windows {
 			w.observe(ts, im.vals, im.dm)
 		}
@@ -161,8 +165,7 @@ func applies(m *ftdc.Metadata, c *ftdc.Chunk, start int64) bool {
 }
 
 func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host string, pid, start int64) (*process, error) {
-	p := &process{host: host, pid: pid, start: start, files: map[string]bool{},
-		whole: &tracker{from: -1 << 62, to: 1 << 62}}
+	p := &process{host: host, pid: pid, start: start, files: map[string]bool{}}
 	version := str(ss, "version")
 	var gitVersion, replSet string
 	var facts store.HostFacts
@@ -190,19 +193,6 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 			}
 		}
 	}
-	if applies(im.delta, c, start) {
-		if gp := im.delta.Section("getParameter"); gp != nil {
-			p.params = map[string]any{}
-			var m map[string]any
-			if err := bson.Unmarshal(gp, &m); err == nil {
-				for k, v := range m {
-					if k != "ok" && k != "start" && k != "end" {
-						p.params[k] = fmt.Sprint(v)
-					}
-				}
-			}
-		}
-	}
 	if replSet == "" {
 		replSet = str(ss, "repl", "setName")
 	}
@@ -218,6 +208,12 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 	}
 	if p.params != nil {
 		p.settings.Parameters = p.params
+	}
+	p.stretches = []*stretch{{t: everything(), settings: p.settings}}
+	for _, d := range im.deltas {
+		if start == 0 || !d.ID.Before(time.UnixMilli(start).Add(-metaSlack)) {
+			im.applyDelta(p, d)
+		}
 	}
 	params := map[string]any{"host": host}
 	if replSet != "" {
@@ -281,4 +277,71 @@ func hostFacts(hi bson.Raw) store.HostFacts {
 		f.Kernel = strings.TrimSpace(str(hi, "os", "name") + " " + str(hi, "os", "version"))
 	}
 	return f
+}
+
+func everything() *tracker { return &tracker{from: -1 << 62, to: 1 << 62} }
+
+// parameters returns the getParameter section of a type-2 document as
+// text by name, nil when it has none.
+func parameters(m *ftdc.Metadata) map[string]any {
+	gp := m.Section("getParameter")
+	if gp == nil {
+		return nil
+	}
+	var doc map[string]any
+	if err := bson.Unmarshal(gp, &doc); err != nil {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range doc {
+		if k != "ok" && k != "start" && k != "end" {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out
+}
+
+// ownDelta reports whether type-2 document m, read while p is the current
+// process, is p's: not before it started, nor after a newer process's
+// metadata.
+func (im *importer) ownDelta(p *process, m *ftdc.Metadata) bool {
+	at := m.ID.UnixMilli()
+	return at >= p.start && (im.meta == nil || im.meta.ID.UnixMilli() <= max(p.lastTS, at)+metaSlack.Milliseconds())
+}
+
+// applyDelta records the parameters of type-2 document m for process p:
+// the first gives them all; one that changes a parameter starts a new
+// stretch of p at its time.
+func (im *importer) applyDelta(p *process, m *ftdc.Metadata) {
+	at := m.ID.UnixMilli()
+	changed := parameters(m)
+	if changed == nil {
+		return
+	}
+	var what []string
+	params := maps.Clone(p.params)
+	if params == nil {
+		params = map[string]any{}
+	}
+	for _, k := range slices.Sorted(maps.Keys(changed)) {
+		if old, ok := params[k]; ok && old == changed[k] {
+			continue
+		}
+		if p.params != nil {
+			what = append(what, fmt.Sprintf("%s=%v", k, changed[k]))
+		}
+		params[k] = changed[k]
+	}
+	p.params = params
+	last := p.stretches[len(p.stretches)-1]
+	if len(what) == 0 {
+		last.settings.Parameters = params
+		return
+	}
+	// mongod writes the change when it sees it, and the samples before it
+	// when their chunk is full: the stretches are cut by time.
+	last.t.to = at - 1
+	s := *last.settings
+	s.Parameters = params
+	p.stretches = append(p.stretches, &stretch{t: &tracker{from: at, to: 1 << 62}, settings: &s, changed: strings.Join(what, ",")})
 }

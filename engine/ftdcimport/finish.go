@@ -29,14 +29,22 @@ func (im *importer) finish() error {
 				fmt.Sprintf("server %s restarted (pid %d -> %d): %s", p.host, before.pid, p.pid, what), nil)
 		}
 		prev[p.host] = p
-		if err := im.step(p, p.whole, name, labels); err != nil {
-			return err
+		for i, s := range p.stretches {
+			if i > 0 {
+				labels = map[string]any{"changed": s.changed}
+			}
+			if s.t.before == nil {
+				continue
+			}
+			if err := im.step(s.t, s.settings, p, name, labels); err != nil {
+				return err
+			}
 		}
 		for i, w := range p.windows {
 			if w.before == nil {
 				continue
 			}
-			if err := im.step(p, w, im.opt.Windows[i].Name, nil); err != nil {
+			if err := im.step(w, p.stretchAt(w.firstTS).settings, p, im.opt.Windows[i].Name, nil); err != nil {
 				return err
 			}
 		}
@@ -80,8 +88,8 @@ func (im *importer) abort(err error) {
 // step records one imported step: its settings as the metadata says, the
 // server deltas over its samples, and a provenance that knows the cache
 // size and memory but not what happened to the caches.
-func (im *importer) step(p *process, t *tracker, name string, labels map[string]any) error {
-	settings, err := json.Marshal(p.settings)
+func (im *importer) step(t *tracker, set *engine.Settings, p *process, name string, labels map[string]any) error {
+	settings, err := json.Marshal(set)
 	if err != nil {
 		return err
 	}
@@ -143,4 +151,15 @@ func changed(a, b *process) (what string, changed bool) {
 		return "nothing changed", false
 	}
 	return strings.Join(out, ","), true
+}
+
+// stretchAt returns the stretch sample time ts (ms) fell in.
+func (p *process) stretchAt(ts int64) *stretch {
+	at := p.stretches[0]
+	for _, s := range p.stretches {
+		if s.t.before != nil && s.t.firstTS <= ts {
+			at = s
+		}
+	}
+	return at
 }

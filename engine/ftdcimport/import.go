@@ -151,9 +151,18 @@ type process struct {
 	params   map[string]any // getParameter of type-2 documents (8.0 on)
 	cacheMax *int64
 	memBytes *uint64
-	whole    *tracker
-	windows  []*tracker
-	files    map[string]bool
+	// stretches are the process's stretches between changes of its
+	// parameters (type-2 documents, 8.0 on); samples go to the last.
+	stretches []*stretch
+	windows   []*tracker
+	files     map[string]bool
+}
+
+// stretch is a part of a process with one configuration.
+type stretch struct {
+	t        *tracker
+	settings *engine.Settings
+	changed  string // what changed at its start; "" for the first
 }
 
 // tracker follows the metrics a step's deltas need over a window.
@@ -196,13 +205,16 @@ type importer struct {
 	procs []*process
 	cur   *process
 	meta  *ftdc.Metadata // the last type-0 document read
-	delta *ftdc.Metadata // the last type-2 document read
-	names map[*string]*nameMap
-	files []*fileState
-	first int64 // ms: the first sample of the import, for offset windows
-	pend  []string
-	vals  map[string]float64
-	dm    []string
+	// deltas are the type-2 documents read since the last type-0 one:
+	// mongod writes them as it sees a change, and the samples before
+	// when their chunk is full, so a process may come after its own.
+	deltas []*ftdc.Metadata
+	names  map[*string]*nameMap
+	files  []*fileState
+	first  int64 // ms: the first sample of the import, for offset windows
+	pend   []string
+	vals   map[string]float64
+	dm     []string
 }
 
 type fileState struct {
@@ -285,9 +297,12 @@ func (im *importer) readPath(path string) error {
 				continue
 			}
 			if v.Type == ftdc.TypeMetadata {
-				im.meta = v
+				im.meta, im.deltas = v, nil
 			} else {
-				im.delta = v
+				im.deltas = append(im.deltas, v)
+				if p := im.cur; p != nil && im.ownDelta(p, v) {
+					im.applyDelta(p, v)
+				}
 			}
 		case *ftdc.Chunk:
 			fs, err := im.file(v.File)

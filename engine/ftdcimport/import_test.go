@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/internal/ftdc"
@@ -280,5 +282,98 @@ func TestChangedNamesWhatChanged(t *testing.T) {
 	c.meta = nil
 	if what, did := changed(a, c); !did || what != "version=8.0.1" {
 		t.Errorf("without metadata: changed = %q, %v; want only the version", what, did)
+	}
+}
+
+// writeFile writes an FTDC file as mongod 8.0 would: metadata, samples of
+// one process, a whole type-2 document and one that changes a parameter
+// after tenth sample (written before the chunk that holds the samples
+// before it, as mongod does).
+func writeFile(t *testing.T, path string, t0 time.Time) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := ftdc.NewWriter(f)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.WriteMetadata(t0, bson.D{
+		{Key: "buildInfo", Value: bson.D{{Key: "version", Value: "8.0.4"}, {Key: "gitVersion", Value: "abc"}}},
+		{Key: "getCmdLineOpts", Value: bson.D{{Key: "argv", Value: bson.A{"mongod", "--wiredTigerCacheSizeGB", "2"}},
+			{Key: "parsed", Value: bson.D{{Key: "storage", Value: bson.D{{Key: "wiredTiger", Value: bson.D{{Key: "engineConfig", Value: bson.D{{Key: "cacheSizeGB", Value: 2.0}}}}}}}}}}},
+		{Key: "hostInfo", Value: bson.D{{Key: "system", Value: bson.D{{Key: "numCores", Value: int32(8)}, {Key: "memSizeMB", Value: int64(16384)}}}}},
+	}))
+	must(w.WriteMetadataDelta(t0, 0, bson.D{{Key: "getParameter", Value: bson.D{{Key: "a", Value: int32(1)}, {Key: "b", Value: "x"}}}}))
+	for i := range 20 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if i == 10 {
+			must(w.WriteMetadataDelta(at, 1, bson.D{{Key: "getParameter", Value: bson.D{{Key: "a", Value: int32(2)}}}}))
+		}
+		must(w.Add(at, bson.D{{Key: "start", Value: bson.NewDateTimeFromTime(at)},
+			{Key: "serverStatus", Value: bson.D{{Key: "start", Value: bson.NewDateTimeFromTime(at)},
+				{Key: "host", Value: "db1:27017"}, {Key: "version", Value: "8.0.4"}, {Key: "pid", Value: int64(42)},
+				{Key: "uptimeMillis", Value: int64(60000 + i*1000)}, {Key: "localTime", Value: bson.NewDateTimeFromTime(at)},
+				{Key: "wiredTiger", Value: bson.D{{Key: "cache", Value: bson.D{
+					{Key: "bytes currently in the cache", Value: int64(1000 * (i + 1))},
+					{Key: "maximum bytes configured", Value: int64(2 << 30)},
+					{Key: "pages read into cache", Value: int64(i * i)}}}}},
+				{Key: "end", Value: bson.NewDateTimeFromTime(at)}}},
+			{Key: "end", Value: bson.NewDateTimeFromTime(at)}}))
+	}
+	must(w.Flush())
+}
+
+func TestParameterChangeStartsAStep(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	path := filepath.Join(t.TempDir(), "metrics.2025-01-01T00-00-00Z-00000")
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	writeFile(t, path, t0)
+	rep, err := Import(ctx, st, []string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Samples != 20 || rep.Runs[0].Version != "8.0.4" {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	run, _ := st.GetRun(ctx, rep.Runs[0].Run)
+	if run.Host.Cores != 8 || run.Host.MemoryBytes != 16<<30 {
+		t.Errorf("host facts %+v, want 8 cores and 16 GiB from hostInfo", run.Host)
+	}
+	steps, err := st.Steps(ctx, rep.Runs[0].Run)
+	if err != nil || len(steps) != 2 {
+		t.Fatalf("steps %+v (%v), want two: before and after a=2", steps, err)
+	}
+	if steps[0].Labels != nil || !steps[0].StartedAt.Equal(t0) || !steps[0].EndedAt.Equal(t0.Add(9*time.Second)) {
+		t.Errorf("first step %v %s..%s, want no labels, 0 s..9 s", steps[0].Labels, steps[0].StartedAt.UTC(), steps[0].EndedAt.UTC())
+	}
+	if steps[1].Labels["changed"] != "a=2" || !steps[1].StartedAt.Equal(t0.Add(10*time.Second)) || !steps[1].EndedAt.Equal(t0.Add(19*time.Second)) {
+		t.Errorf("second step %v %s..%s, want changed=a=2, 10 s..19 s", steps[1].Labels, steps[1].StartedAt.UTC(), steps[1].EndedAt.UTC())
+	}
+	var s0, s1 engine.Settings
+	if err := json.Unmarshal(steps[0].Settings, &s0); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(steps[1].Settings, &s1); err != nil {
+		t.Fatal(err)
+	}
+	if s0.CacheSizeGB != 2 || s0.Parameters["a"] != "1" || s1.Parameters["a"] != "2" || s1.Parameters["b"] != "x" || s1.CacheMaxBytes != 2<<30 {
+		t.Errorf("settings %+v then %+v, want cacheSizeGB 2, a=1 then a=2, b=x", s0, s1)
+	}
+	var res struct{ Server engine.ServerDeltas }
+	if err := json.Unmarshal(steps[1].Results, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Server.PagesRead == nil || *res.Server.PagesRead != 19*19-10*10 || res.Server.CacheUsedPeak == nil || *res.Server.CacheUsedPeak != 20000 {
+		t.Errorf("second step's deltas %+v, want pages read 261 and peak 20000", res.Server)
+	}
+	if res.Server.AppEvictMicros != nil {
+		t.Errorf("application eviction time %v: not in the file, want null", *res.Server.AppEvictMicros)
 	}
 }
