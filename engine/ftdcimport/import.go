@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -240,6 +242,17 @@ func (im *importer) file(path string) (*fileState, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	fs := &fileState{path: path, sha: hex.EncodeToString(h.Sum(nil)), bytes: n, runs: map[int64]bool{}}
+	for _, o := range im.files {
+		if o.sha == fs.sha {
+			// The same content twice in one import (a file given again,
+			// or a copy of it).
+			fs.known = true
+			im.rep.Known = append(im.rep.Known, Known{Path: path, Prev: store.ImportedFile{SHA256: o.sha, Path: o.path, Bytes: o.bytes,
+				Runs: slices.Sorted(maps.Keys(o.runs))}})
+			im.files = append(im.files, fs)
+			return fs, nil
+		}
+	}
 	prev, ok, err := im.st.LookupImportedFile(im.ctx, fs.sha)
 	if err != nil {
 		return nil, err

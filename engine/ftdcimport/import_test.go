@@ -377,3 +377,23 @@ func TestParameterChangeStartsAStep(t *testing.T) {
 		t.Errorf("application eviction time %v: not in the file, want null", *res.Server.AppEvictMicros)
 	}
 }
+
+func TestSameFileTwiceInOneImport(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	cp := filepath.Join(t.TempDir(), "copy-of-metrics")
+	b, err := os.ReadFile(file406)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Import(ctx, st, []string{file406, cp}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || rep.Runs[0].Samples != 307 || len(rep.Known) != 1 || rep.Known[0].Path != cp || rep.Known[0].Prev.Path != file406 {
+		t.Errorf("runs %+v, known %+v; want one run, the copy known as the first file", rep.Runs, rep.Known)
+	}
+}
