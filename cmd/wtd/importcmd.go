@@ -86,6 +86,9 @@ so. Read them back with wtd show, samples, report and compare.`,
 				if err != nil {
 					return failed(err)
 				}
+				for _, s := range rep.Skipped {
+					fmt.Fprintf(env.Stderr, "wtd: skipped %s\n", termLine(s))
+				}
 				for _, name := range rep.Unmatched {
 					fmt.Fprintf(env.Stderr, "wtd: --step %s: no sample imported falls in its window: no step made\n", name)
 				}

@@ -74,6 +74,10 @@ type Report struct {
 	Dropped int64
 	// Unmatched are the windows no imported sample fell in.
 	Unmatched []string
+	// Skipped is what the reader skipped after the last run's samples
+	// or with no run to put it in (a directory's entries that are not
+	// metrics files, when nothing else was read).
+	Skipped []string
 }
 
 // NotFTDCError is a file that holds no FTDC document.
