@@ -183,7 +183,11 @@ func showSettings(w io.Writer, s *engine.Settings, prev map[string]any) {
 	if s.SyncDelay != 0 {
 		sd = strconv.FormatFloat(s.SyncDelay, 'f', -1, 64)
 	}
-	fmt.Fprintf(w, "  settings:   cacheSizeGB=%s (max bytes %d) engineConfig=%q syncdelay=%s\n", gb, s.CacheMaxBytes, s.EngineConfig, sd)
+	maxBytes := "–" // not reported: a mongos, or a server without WiredTiger
+	if s.CacheMaxBytes != 0 {
+		maxBytes = strconv.FormatInt(s.CacheMaxBytes, 10)
+	}
+	fmt.Fprintf(w, "  settings:   cacheSizeGB=%s (max bytes %s) engineConfig=%q syncdelay=%s\n", gb, maxBytes, s.EngineConfig, sd)
 	if len(s.Parameters) == 0 {
 		return
 	}

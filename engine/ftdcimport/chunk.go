@@ -219,7 +219,7 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 	if replSet != "" {
 		params["replSet"] = replSet
 	}
-	if proc := str(ss, "process"); proc != "" {
+	if proc := processName(str(ss, "process")); proc != "" {
 		params["process"] = proc
 	}
 	firstTS := time.UnixMilli(c.Times[0])
@@ -344,4 +344,13 @@ func (im *importer) applyDelta(p *process, m *ftdc.Metadata) {
 	s := *last.settings
 	s.Parameters = params
 	p.stretches = append(p.stretches, &stretch{t: &tracker{from: at, to: 1 << 62}, settings: &s, changed: strings.Join(what, ",")})
+}
+
+// processName is serverStatus's process ("mongod", "mongos", or the
+// binary's path on Windows) without its directory and .exe.
+func processName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.TrimSuffix(p, ".exe")
 }

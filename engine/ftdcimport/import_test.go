@@ -397,3 +397,12 @@ func TestSameFileTwiceInOneImport(t *testing.T) {
 		t.Errorf("runs %+v, known %+v; want one run, the copy known as the first file", rep.Runs, rep.Known)
 	}
 }
+
+func TestProcessName(t *testing.T) {
+	for in, want := range map[string]string{"mongod": "mongod", "mongos": "mongos",
+		`C:\Program Files\MongoDB\Server\7.0\bin\mongod.exe`: "mongod", "/usr/bin/mongod": "mongod", "": ""} {
+		if got := processName(in); got != want {
+			t.Errorf("processName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
