@@ -70,6 +70,18 @@ func TestImportThenReadBack(t *testing.T) {
 	if strings.Count(list.stdout, "import:") != 1 {
 		t.Errorf("runs after importing again:\n%s", list.stdout)
 	}
+
+	// Once its run is removed, the file can be imported anew.
+	if rm := runCLI(t, env, "rm", id); rm.code != 0 {
+		t.Fatalf("rm: exit %d\n%s", rm.code, rm.stderr)
+	}
+	anew := runCLI(t, env, "import", import406)
+	if anew.code != 0 || !strings.Contains(anew.stdout, "307 samples") || strings.Contains(anew.stderr, "imported before") {
+		t.Errorf("import after rm: exit %d\n%s%s", anew.code, anew.stdout, anew.stderr)
+	}
+	if third := runCLI(t, env, "import", import406); !strings.Contains(third.stderr, "imported before") {
+		t.Errorf("third import: %s%s", third.stdout, third.stderr)
+	}
 }
 
 func TestImportRefusesWhatIsNotFTDC(t *testing.T) {

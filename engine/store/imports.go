@@ -32,12 +32,14 @@ func (o *recordImportOp) apply(ctx context.Context, w *writer) error {
 		return err
 	}
 	_, err = w.exec(ctx, `INSERT INTO imported_files (sha256, path, bytes, imported_at, runs) VALUES (?, ?, ?, ?, ?)
-		ON CONFLICT (sha256) DO NOTHING`, o.f.SHA256, o.f.Path, o.f.Bytes, o.f.ImportedAt.UnixNano(), string(b))
+		ON CONFLICT (sha256) DO UPDATE SET path = excluded.path, bytes = excluded.bytes,
+			imported_at = excluded.imported_at, runs = excluded.runs`, o.f.SHA256, o.f.Path, o.f.Bytes, o.f.ImportedAt.UnixNano(), string(b))
 	return err
 }
 
-// RecordImportedFile records that a file was imported (a file already
-// recorded keeps its first record).
+// RecordImportedFile records that a file was imported; a record of the
+// same content is replaced (its runs were removed, and it was imported
+// anew).
 func (s *Store) RecordImportedFile(ctx context.Context, f ImportedFile) error {
 	if f.ImportedAt.IsZero() {
 		f.ImportedAt = time.Now()
