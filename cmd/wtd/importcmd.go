@@ -39,18 +39,22 @@ server:NAME: serverStatus fields under the names wtd's own sampler gives them
 their own ("replSetGetStatus.members.0.health", "systemMetrics.cpu.user_ms",
 "local.oplog.rs.stats.size", "transportLayerStats...").
 
-Steps: "process" over each run (labelled with what changed since the
-server's previous process in the import), and one per --step NAME=FROM..TO
+Steps: "process" over each run, or over each stretch between parameter
+changes that 8.0's periodic metadata records (labelled with what changed:
+since the server's previous process in the import, or at the change), and
+one per --step NAME=FROM..TO
 in every run it overlaps. FROM and TO are RFC 3339 times, or offsets from
 the first sample imported ("+30m", "1h15m"). wtd did not control these
 servers: every step's cache verdict is "unknown", and what was not
 measured is shown as "–".
 
 A file imported before (the same content) makes nothing new, and is said
-so. Read them back with wtd show, samples, report and compare.`,
+so. Read them back with wtd show, samples, report and compare; compare two
+windows with wtd compare RUN@NAME RUN@NAME.`,
 		Example: `  wtd import /var/lib/mongodb/diagnostic.data
   wtd import diagnostic.data --name prod1 --step normal=2024-04-16T11:40:00Z..2024-04-16T12:40:00Z --step incident=2024-04-16T15:00:00Z..2024-04-16T16:00:00Z
-  wtd import metrics.2024-04-16T11-34-42Z-00000 --step first=+0..+30m --json`,
+  wtd import metrics.2024-04-16T11-34-42Z-00000 --step first=+0..+30m --json
+  wtd compare 7@normal 7@incident`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !serverName.MatchString(f.name) {
