@@ -66,7 +66,7 @@ func (im *importer) finish() error {
 			im.rep.Unmatched = append(im.rep.Unmatched, w.Name)
 		}
 	}
-	im.rep.Skipped = im.pend
+	im.rep.Skipped = append(im.rep.Skipped, im.pend...)
 	for _, fs := range im.files {
 		if fs.known || len(fs.runs) == 0 {
 			continue

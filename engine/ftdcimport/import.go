@@ -74,9 +74,9 @@ type Report struct {
 	Dropped int64
 	// Unmatched are the windows no imported sample fell in.
 	Unmatched []string
-	// Skipped is what the reader skipped after the last run's samples
-	// or with no run to put it in (a directory's entries that are not
-	// metrics files, when nothing else was read).
+	// Skipped is what was skipped with no run to put it in: empty
+	// files, and what the reader skipped before any run began when
+	// none did (a directory's entries that are not metrics files).
 	Skipped []string
 }
 
@@ -101,7 +101,7 @@ func Check(path string) error {
 		return nil
 	}
 	if fi.Size() == 0 {
-		return &NotFTDCError{Path: path, Reason: "the file is empty"}
+		return nil // nothing to read: Import says it skipped it
 	}
 	r, err := ftdc.Open(path)
 	if err != nil {
@@ -281,6 +281,10 @@ func (im *importer) anyRunLeft(runs []int64) bool {
 }
 
 func (im *importer) readPath(path string) error {
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() && fi.Size() == 0 {
+		im.rep.Skipped = append(im.rep.Skipped, path+": an empty file, nothing to read")
+		return nil
+	}
 	r, err := ftdc.Open(path)
 	if err != nil {
 		return err

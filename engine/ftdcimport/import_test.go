@@ -406,3 +406,18 @@ func TestProcessName(t *testing.T) {
 		}
 	}
 }
+
+func TestEmptyFileIsSkipped(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "metrics.interim")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Import(context.Background(), openStore(t), []string{file406, empty}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Runs) != 1 || len(rep.Runs[0].Skipped) != 0 || len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], empty) {
+		t.Errorf("runs %+v, skipped %q; want one run and the empty file said skipped", rep.Runs, rep.Skipped)
+	}
+}
