@@ -43,9 +43,9 @@ demo: build
 	$(WTD) run --mongod $(MINIMONGOD) playbooks/cache_sweep.lua $(SWEEP_PARAMS)
 
 # RACE_PKGS run a second time under the race detector: the run engine, the
-# scheduler, the results database, the daemon and its API, where goroutines
-# share state.
-RACE_PKGS = ./engine/... ./daemon/... ./web/...
+# workload generator, the scheduler, the results database, the daemon and
+# its API, where goroutines share state.
+RACE_PKGS = ./engine ./engine/workload ./engine/store ./schedule/... ./daemon/... ./web/...
 
 test: test-deps
 	$(GO) vet ./...

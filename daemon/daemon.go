@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/web"

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/runner"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/web"
 )
 

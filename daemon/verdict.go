@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 )
 

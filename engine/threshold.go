@@ -5,7 +5,7 @@ import "sync"
 // Threshold is a condition a run must meet at its end (threshold{} in a
 // playbook): a measure of the steps named Step at most Max, at least Min,
 // or within VsBaseline ("+10%", "-5%") of the same steps of the previous
-// ok run of the playbook with the same parameters. engine/compare checks
+// ok run of the playbook with the same parameters. compare checks
 // it; a threshold that does not hold fails the run.
 type Threshold struct {
 	Step    string   `json:"step"`

@@ -4,7 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 )
 
 func (b *binding) openThreshold(L *lua.LState) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/internal/testbrowser"
 )

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testbin"

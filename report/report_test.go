@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/luabind"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/report"
 )

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testruns"

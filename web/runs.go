@@ -9,7 +9,7 @@ import (
 	"os"
 	"strconv"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )

@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"wtd/engine/compare"
-	"wtd/engine/schedule"
+	"wtd/compare"
+	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/runner"
 )

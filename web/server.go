@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/internal/testruns"
 )

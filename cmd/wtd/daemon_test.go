@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/internal/testbin"

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/daemon"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 )
 
 // daemonFlags are wtd daemon's options.

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 )
 
 // plantedPlaybook records one step per planted series: its ops/s (and for

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wtd/engine/compare"
+	"wtd/compare"
 	"wtd/engine/store"
 	"wtd/report"
 )

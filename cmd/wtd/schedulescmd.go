@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/daemon"
-	"wtd/engine/schedule"
+	"wtd/schedule"
 	"wtd/web"
 )
 
