@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/internal/testbin"
+	"wtd/schedule"
 )
 
 // stuckPlaybook changes a parameter on an attached server, then keeps one

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
+	"wtd/schedule"
 	"wtd/web"
 )
 

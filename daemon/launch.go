@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"wtd/engine"
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/runner"
+	"wtd/schedule"
 )
 
 // readPlaybook reads and checks a schedule's playbook with its params.

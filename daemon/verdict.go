@@ -6,8 +6,8 @@ import (
 
 	"wtd/compare"
 	"wtd/engine/record"
-	"wtd/schedule"
 	"wtd/engine/store"
+	"wtd/schedule"
 )
 
 // verdictTimeout bounds judging one run against its baseline.

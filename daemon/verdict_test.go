@@ -15,10 +15,10 @@ import (
 
 	"wtd/compare"
 	"wtd/engine/record"
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testruns"
+	"wtd/schedule"
 )
 
 // TestSecondScheduledRunRecordsAVerdict: a schedule's first run ends ok

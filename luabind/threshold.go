@@ -3,8 +3,8 @@ package luabind
 import (
 	lua "github.com/yuin/gopher-lua"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 )
 
 func (b *binding) openThreshold(L *lua.LState) {

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )

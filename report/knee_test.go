@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testbin"

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 )

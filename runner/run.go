@@ -8,8 +8,8 @@ import (
 	"runtime/debug"
 	"time"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/luabind"

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"wtd/schedule"
 	"wtd/engine/store"
+	"wtd/schedule"
 )
 
 // recordingScheduler is a scheduler with one schedule "a" that fires and

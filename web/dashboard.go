@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/store"
 	"wtd/report"
 )

@@ -16,10 +16,10 @@ import (
 
 	"wtd/compare"
 	"wtd/engine/record"
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 	"wtd/internal/testruns"
+	"wtd/schedule"
 )
 
 // playbook is a small real experiment: a load, then reads and updates

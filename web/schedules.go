@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"wtd/compare"
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/runner"
+	"wtd/schedule"
 )
 
 // nextFires is how many fire times the API lists.

@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"wtd/schedule"
 	"wtd/engine/store"
+	"wtd/schedule"
 )
 
 // Scheduler is what the API needs of the daemon's scheduler

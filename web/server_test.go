@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/schedule"
 	"wtd/engine/store"
+	"wtd/schedule"
 )
 
 // fakeScheduler answers as a scheduler with one schedule "a" whose fires

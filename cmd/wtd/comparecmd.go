@@ -13,8 +13,8 @@ import (
 	"github.com/jedib0t/go-pretty/v6/text"
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )

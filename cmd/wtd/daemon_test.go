@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"wtd/schedule"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/internal/testbin"
+	"wtd/schedule"
 )
 
 const quickPlaybook = `

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
 	"wtd/compare"
+	"wtd/engine"
 	"wtd/engine/store"
 )
 
