@@ -35,15 +35,7 @@ func TestReportInBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), tc.name+".html")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.WriteHTML(f, compare.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
+			path := writeReport(t, m, tc.name)
 
 			bctx, cancel := chromedp.NewContext(allocCtx)
 			defer cancel()
@@ -101,15 +93,7 @@ func TestWideTablesSaySo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "wide.html")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.WriteHTML(f, compare.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := writeReport(t, m, "wide")
 	bctx, cancel := chromedp.NewContext(allocCtx)
 	defer cancel()
 	bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
@@ -143,4 +127,20 @@ func TestWideTablesSaySo(t *testing.T) {
 	if narrow < 1 || wide < 0 || wide >= narrow {
 		t.Errorf("tables marked wide: %d in a 420 px window; in a 4000 px one %d overflowing (-1: the notes do not match them); want fewer", narrow, wide)
 	}
+}
+
+// writeReport writes m's report page as NAME.html in a temporary
+// directory and returns its path.
+func writeReport(t *testing.T, m *Model, name string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".html")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := m.WriteHTML(f, compare.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
