@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -104,13 +104,13 @@ func LoadHistory(ctx context.Context, st *store.Store, playbook string, opt Hist
 			kept = append(kept, r)
 		}
 	}
-	steps := make([][]engine.StepRecord, len(kept))
+	steps := make([][]record.StepRecord, len(kept))
 	for i, r := range kept {
 		raw, err := st.Steps(ctx, r.ID)
 		if err != nil {
 			return nil, err
 		}
-		steps[len(kept)-1-i] = engine.StepsFromStore(raw)
+		steps[len(kept)-1-i] = record.StepsFromStore(raw)
 	}
 	refs := make([]RunRef, len(kept))
 	for i, r := range kept {
@@ -123,7 +123,7 @@ func LoadHistory(ctx context.Context, st *store.Store, playbook string, opt Hist
 
 // BuildHistory follows measure m of every step across runs (oldest first;
 // steps[i] are the steps of runs[i]).
-func BuildHistory(runs []RunRef, steps [][]engine.StepRecord, m measure, opt HistoryOptions) *History {
+func BuildHistory(runs []RunRef, steps [][]record.StepRecord, m measure, opt HistoryOptions) *History {
 	if opt.Alpha <= 0 || opt.Alpha >= 1 {
 		opt.Alpha = DefaultHistoryAlpha
 	}
@@ -147,7 +147,7 @@ func BuildHistory(runs []RunRef, steps [][]engine.StepRecord, m measure, opt His
 					byStep[k][j].Run = runs[j].ID
 				}
 			}
-			if v := m.value(engine.MeasuresOf(st)); v != nil && st.Status == engine.StatusOK {
+			if v := m.value(record.MeasuresOf(st)); v != nil && st.Status == record.StatusOK {
 				x := *v * m.scale
 				byStep[k][i].Value = &x
 			}

@@ -3,8 +3,7 @@ package compare
 import (
 	"math/rand/v2"
 	"testing"
-
-	"wtd/engine"
+	"wtd/engine/record"
 )
 
 // TestHistoryMarksRegressions: 40 nightly runs of two steps; reads slow
@@ -12,7 +11,7 @@ import (
 func TestHistoryMarksRegressions(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	var runs []RunRef
-	var steps [][]engine.StepRecord
+	var steps [][]record.StepRecord
 	for i := range 40 {
 		reads := 8000 * (1 + 0.03*rng.NormFloat64())
 		if i >= 25 {
@@ -20,10 +19,10 @@ func TestHistoryMarksRegressions(t *testing.T) {
 		}
 		load := 90000 * (1 + 0.03*rng.NormFloat64())
 		runs = append(runs, RunRef{ID: int64(100 + i)})
-		steps = append(steps, []engine.StepRecord{
-			{Seq: 1, Name: "load", Status: engine.StatusOK, Result: map[string]any{"docs": 1000.0, "docs_per_sec": load,
+		steps = append(steps, []record.StepRecord{
+			{Seq: 1, Name: "load", Status: record.StatusOK, Result: map[string]any{"docs": 1000.0, "docs_per_sec": load,
 				"batch": map[string]any{"p50_micros": 100.0, "p99_micros": 200.0}}},
-			{Seq: 2, Name: "reads", Labels: map[string]any{"round": 1.0}, Status: engine.StatusOK,
+			{Seq: 2, Name: "reads", Labels: map[string]any{"round": 1.0}, Status: record.StatusOK,
 				Result: map[string]any{"total": map[string]any{"count": 1000.0, "ops_per_sec": reads, "p99_micros": 300.0}}},
 		})
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 )
@@ -31,8 +31,8 @@ type plantedStep struct {
 	labels map[string]any
 	status string // "" is ok
 	result any
-	server *engine.ServerDeltas
-	host   *engine.HostLoad
+	server *record.ServerDeltas
+	host   *record.HostLoad
 }
 
 // record writes r into st as a finished ok run and returns its id.
@@ -142,7 +142,7 @@ func roundSteps(rounds int, slowdown float64) []plantedStep {
 			Batch: workload.OpStats{Count: 10, P50Micros: batchP50 * slowdown * w, P99Micros: batchP99 * slowdown * w}}
 		res := readsResult(plantedSeconds, readOps/slowdown*w, readP50*slowdown*w, readP99*slowdown*w, 0, 0, 0)
 		pages := pagesPerOp * slowdown * w
-		deltas := &engine.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)),
+		deltas := &record.ServerDeltas{PagesRead: ptr(pages * float64(res.Total.Count)),
 			CacheUsedPeak: ptr(cachePeak * slowdown * w), DirtyPeak: ptr(dirtyPeak / slowdown * w), AppEvictMicros: ptr(appEvict * slowdown * w)}
 		out = append(out,
 			plantedStep{name: "load", labels: map[string]any{"round": r}, result: load},
@@ -224,7 +224,7 @@ func TestBusyHostMakesAVerdictUnreliable(t *testing.T) {
 	load, cores, others := 7.4, 2.0, 61.0
 	for i := range busySteps {
 		if busySteps[i].name == "reads" {
-			busySteps[i].host = &engine.HostLoad{Samples: 20, Load1: &load, Cores: &cores, OthersCPUPct: &others}
+			busySteps[i].host = &record.HostLoad{Samples: 20, Load1: &load, Cores: &cores, OthersCPUPct: &others}
 		}
 	}
 	busy := nightly(busySteps).record(t, st)

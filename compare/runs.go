@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -108,7 +107,7 @@ func (r *Result) CellVerdict(s StepRow, m MeasureRow) string {
 
 // hostBusy words the busy hosts of a row's steps: "run 3 (load 7.4 on 2
 // cores, 61% CPU by other processes)", one per run.
-func hostBusy(id int64, steps []engine.StepRecord) string {
+func hostBusy(id int64, steps []record.StepRecord) string {
 	for _, st := range steps {
 		if why := st.Host.Busy(); why != "" {
 			return fmt.Sprintf("run %d (%s)", id, why)
@@ -224,7 +223,7 @@ func paramText(v any, ok bool) string {
 	if !ok {
 		return "(not set)"
 	}
-	return engine.ParamValue(v)
+	return record.ParamValue(v)
 }
 
 // serverText words the servers as far as comparability goes: name, how
@@ -249,29 +248,29 @@ type measure struct {
 	name, loadName string
 	better         Better
 	scale          float64
-	value          func(engine.Measures) *float64
+	value          func(record.Measures) *float64
 	series         func(ops, p99 []float64) []float64 // per-second values, nil when none
 }
 
 var measures = []measure{
-	{"ops/s", "docs/s", HigherIsFaster, 1, func(m engine.Measures) *float64 { return m.OpsPerSec }, func(ops, _ []float64) []float64 { return ops }},
-	{"p50 ms", "batch p50 ms", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.P50Micros }, nil},
-	{"p99 ms", "batch p99 ms", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.P99Micros }, func(_, p99 []float64) []float64 { return p99 }},
-	{"pages read/op", "", LowerIsFaster, 1, func(m engine.Measures) *float64 { return m.PagesReadPerOp }, nil},
-	{"cache peak MB", "", Neutral, 1e-6, func(m engine.Measures) *float64 { return m.CachePeak }, nil},
-	{"dirty peak MB", "", Neutral, 1e-6, func(m engine.Measures) *float64 { return m.DirtyPeak }, nil},
-	{"app evict ms", "", LowerIsFaster, 1e-3, func(m engine.Measures) *float64 { return m.AppEvictMicros }, nil},
+	{"ops/s", "docs/s", HigherIsFaster, 1, func(m record.Measures) *float64 { return m.OpsPerSec }, func(ops, _ []float64) []float64 { return ops }},
+	{"p50 ms", "batch p50 ms", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.P50Micros }, nil},
+	{"p99 ms", "batch p99 ms", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.P99Micros }, func(_, p99 []float64) []float64 { return p99 }},
+	{"pages read/op", "", LowerIsFaster, 1, func(m record.Measures) *float64 { return m.PagesReadPerOp }, nil},
+	{"cache peak MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.CachePeak }, nil},
+	{"dirty peak MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.DirtyPeak }, nil},
+	{"app evict ms", "", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.AppEvictMicros }, nil},
 }
 
 // side is the steps of one run that a row compares.
 type side struct {
-	steps []engine.StepRecord
+	steps []record.StepRecord
 }
 
 // fullSeconds returns a step's per-second series without its warm-up, like
 // its summary figures, and without its last second, which is partial.
-func fullSeconds(st engine.StepRecord) (ops, p99 []float64) {
-	ops, p99 = engine.MeasuredSecondSeries(st)
+func fullSeconds(st record.StepRecord) (ops, p99 []float64) {
+	ops, p99 = record.MeasuredSecondSeries(st)
 	if n := len(ops); n > 1 {
 		ops, p99 = ops[:n-1], p99[:n-1]
 	}
@@ -284,7 +283,7 @@ func fullSeconds(st engine.StepRecord) (ops, p99 []float64) {
 func (s side) values(m measure) (*float64, []float64) {
 	var vals, perSecond []float64
 	for _, st := range s.steps {
-		if v := m.value(engine.MeasuresOf(st)); v != nil {
+		if v := m.value(record.MeasuresOf(st)); v != nil {
 			vals = append(vals, *v*m.scale)
 		}
 		if m.series != nil {
@@ -304,7 +303,7 @@ func (s side) values(m measure) (*float64, []float64) {
 	return &med, vals
 }
 
-func seqs(steps []engine.StepRecord) []int {
+func seqs(steps []record.StepRecord) []int {
 	out := make([]int, len(steps))
 	for i, s := range steps {
 		out[i] = s.Seq
@@ -314,10 +313,10 @@ func seqs(steps []engine.StepRecord) []int {
 
 // matchKey identifies a step across runs: name and all labels, with an
 // occurrence number when a run repeats the same name and labels.
-func matchKeys(steps []engine.StepRecord) ([]string, map[string]engine.StepRecord) {
+func matchKeys(steps []record.StepRecord) ([]string, map[string]record.StepRecord) {
 	seen := map[string]int{}
 	var order []string
-	byKey := map[string]engine.StepRecord{}
+	byKey := map[string]record.StepRecord{}
 	for _, st := range steps {
 		k := st.Title()
 		seen[k]++
@@ -349,7 +348,7 @@ func Records(a, b *record.Record, opt Options) *Result {
 			res.OnlyInB = append(res.OnlyInB, k)
 		}
 	}
-	groupsA, groupsB := map[string][]engine.StepRecord{}, map[string][]engine.StepRecord{}
+	groupsA, groupsB := map[string][]record.StepRecord{}, map[string][]record.StepRecord{}
 	var groupOrder []string
 	for _, k := range orderA {
 		sa := stepsA[k]
@@ -358,9 +357,9 @@ func Records(a, b *record.Record, opt Options) *Result {
 			res.OnlyInA = append(res.OnlyInA, k)
 			continue
 		}
-		res.Steps = append(res.Steps, compareRow(sa.Title(), sa, []engine.StepRecord{sa}, []engine.StepRecord{sb}, false, judged, res, opt))
-		if _, hasRound := sa.Labels["round"]; hasRound && sa.Status == engine.StatusOK && sb.Status == engine.StatusOK {
-			g := engine.RepetitionKey(sa)
+		res.Steps = append(res.Steps, compareRow(sa.Title(), sa, []record.StepRecord{sa}, []record.StepRecord{sb}, false, judged, res, opt))
+		if _, hasRound := sa.Labels["round"]; hasRound && sa.Status == record.StatusOK && sb.Status == record.StatusOK {
+			g := record.RepetitionKey(sa)
 			if _, ok := groupsA[g]; !ok {
 				groupOrder = append(groupOrder, g)
 			}
@@ -406,7 +405,7 @@ func CheckMeasures(names []string) error {
 }
 
 // withoutRound is st with its round label taken away.
-func withoutRound(st engine.StepRecord) engine.StepRecord {
+func withoutRound(st record.StepRecord) record.StepRecord {
 	labels := map[string]any{}
 	for k, v := range st.Labels {
 		if k != "round" {
@@ -417,7 +416,7 @@ func withoutRound(st engine.StepRecord) engine.StepRecord {
 	return st
 }
 
-func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord, rounds, judged bool, res *Result, opt Options) StepRow {
+func compareRow(title string, first record.StepRecord, a, b []record.StepRecord, rounds, judged bool, res *Result, opt Options) StepRow {
 	labels := first.Labels
 	if rounds {
 		labels = withoutRound(first).Labels
@@ -430,16 +429,16 @@ func compareRow(title string, first engine.StepRecord, a, b []engine.StepRecord,
 	}
 	failed := ""
 	for _, s := range a {
-		if s.Status != engine.StatusOK {
+		if s.Status != record.StatusOK {
 			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.A.ID, s.Status)
 		}
 	}
 	for _, s := range b {
-		if s.Status != engine.StatusOK && failed == "" {
+		if s.Status != record.StatusOK && failed == "" {
 			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.B.ID, s.Status)
 		}
 	}
-	load := engine.MeasuresOf(first).Load
+	load := record.MeasuresOf(first).Load
 	sa, sb := side{a}, side{b}
 	for _, m := range measures {
 		va, ta := sa.values(m)
@@ -501,11 +500,11 @@ func (r *Result) SlowerFaster() (slower, faster []string) {
 }
 
 // FormatValue prints a measure's value with the precision its size calls
-// for (engine.Dash when it was not measured), as wtd compare and the
+// for (record.Dash when it was not measured), as wtd compare and the
 // report show it: 108512 as "108512", not "1.085e+05".
 func FormatValue(v *float64) string {
 	if v == nil {
-		return engine.Dash
+		return record.Dash
 	}
 	switch a := math.Abs(*v); {
 	case a >= 100:
@@ -528,12 +527,12 @@ func (m MeasureRow) VerdictText(minChange float64) string {
 }
 
 // Cells are a measure's change and evidence as wtd compare and the report
-// show them: the change in percent (engine.Dash when there is none), the
+// show them: the change in percent (record.Dash when there is none), the
 // values a side ("NA/NB") and the test's p-value, confidence interval of
 // the change or "no test"; n and evidence are empty when nothing was
 // tested.
 func (m MeasureRow) Cells() (change, n, evidence string) {
-	change = engine.Dash
+	change = record.Dash
 	if m.ChangePct != nil {
 		change = fmt.Sprintf("%+.1f%%", *m.ChangePct)
 	}

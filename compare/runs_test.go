@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -409,7 +409,7 @@ func TestWarmupSecondsNotCompared(t *testing.T) {
 		}
 	}
 	// The warm-up is in the series: the full series differ.
-	ops, _ := engine.SecondSeries(engine.StepFromStore(mustSteps(t, st, a)[0]))
+	ops, _ := record.SecondSeries(record.StepFromStore(mustSteps(t, st, a)[0]))
 	if len(ops) != 15+plantedSeconds+1 || ops[0] < 1e6 {
 		t.Fatalf("run %d's series: %v, want 15 warm-up seconds at 1e7 first", a, ops)
 	}

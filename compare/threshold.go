@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -38,7 +37,7 @@ func parseVsBaseline(s string) (float64, error) {
 // CheckThreshold returns an error naming what is wrong with t: no step, a
 // measure compare does not know, not exactly one of max, min and
 // vs_baseline.
-func CheckThreshold(t engine.Threshold) error {
+func CheckThreshold(t record.Threshold) error {
 	if strings.TrimSpace(t.Step) == "" {
 		return errors.New("step is missing: name the step (or steps, over rounds) whose measure is held")
 	}
@@ -65,7 +64,7 @@ func CheckThreshold(t engine.Threshold) error {
 // stepValue is the value of m over the ok steps named name (the median
 // over rounds), in m's unit, and the unit's name; nil with the reason when
 // it was not measured.
-func stepValue(steps []engine.StepRecord, name string, m measure) (*float64, string, string) {
+func stepValue(steps []record.StepRecord, name string, m measure) (*float64, string, string) {
 	var vals []float64
 	ran, failed, load := 0, 0, false
 	for _, st := range steps {
@@ -73,11 +72,11 @@ func stepValue(steps []engine.StepRecord, name string, m measure) (*float64, str
 			continue
 		}
 		ran++
-		if st.Status != engine.StatusOK {
+		if st.Status != record.StatusOK {
 			failed++
 			continue
 		}
-		ms := engine.MeasuresOf(st)
+		ms := record.MeasuresOf(st)
 		load = load || ms.Load
 		if v := m.value(ms); v != nil {
 			vals = append(vals, *v*m.scale)
@@ -108,10 +107,10 @@ func figure(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 // parameters (store.PreviousOK), from st; without one it is not checked
 // (state "no baseline"). A value that was not measured fails its
 // threshold: a gate that could not be checked does not pass.
-func Thresholds(ctx context.Context, st *store.Store, run store.Run, steps []engine.StepRecord, ths []engine.Threshold) ([]store.Threshold, error) {
+func Thresholds(ctx context.Context, st *store.Store, run store.Run, steps []record.StepRecord, ths []record.Threshold) ([]store.Threshold, error) {
 	out := make([]store.Threshold, 0, len(ths))
 	var base *store.Run
-	var baseSteps []engine.StepRecord
+	var baseSteps []record.StepRecord
 	for i, t := range ths {
 		spec, err := json.Marshal(t)
 		if err != nil {

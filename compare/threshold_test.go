@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -13,7 +12,7 @@ import (
 func fptr(v float64) *float64 { return &v }
 
 // thresholdsOf checks ths against planted run id of st.
-func thresholdsOf(t *testing.T, st *store.Store, id int64, ths ...engine.Threshold) []store.Threshold {
+func thresholdsOf(t *testing.T, st *store.Store, id int64, ths ...record.Threshold) []store.Threshold {
 	t.Helper()
 	ctx := context.Background()
 	rec, err := record.LoadSteps(ctx, st, id)
@@ -43,31 +42,31 @@ func TestThresholdsOnPlantedRuns(t *testing.T) {
 	first := nightly(roundSteps(3, 1)).record(t, st)
 	slower := nightly(roundSteps(3, 2)).record(t, st)
 	cases := []struct {
-		th           engine.Threshold
+		th           record.Threshold
 		onBase, onSl string // state on the baseline run and on the slower one
 		unit         string
 		reason       string // in the slower run's reason
 		value        float64
 		limit        *float64
 	}{
-		{engine.Threshold{Step: "reads", Measure: "p99", Max: fptr(1)}, store.ThresholdPassed, store.ThresholdFailed,
+		{record.Threshold{Step: "reads", Measure: "p99", Max: fptr(1)}, store.ThresholdPassed, store.ThresholdFailed,
 			"p99 ms", `p99 ms of "reads" 1.6 > max 1`, 1.6, fptr(1)},
-		{engine.Threshold{Step: "reads", Measure: "ops/s", Min: fptr(6000)}, store.ThresholdPassed, store.ThresholdFailed,
+		{record.Threshold{Step: "reads", Measure: "ops/s", Min: fptr(6000)}, store.ThresholdPassed, store.ThresholdFailed,
 			"ops/s", `ops/s of "reads" 5000 < min 6000`, 5000, fptr(6000)},
-		{engine.Threshold{Step: "reads", Measure: "p50", Max: fptr(0.7)}, store.ThresholdPassed, store.ThresholdPassed,
+		{record.Threshold{Step: "reads", Measure: "p50", Max: fptr(0.7)}, store.ThresholdPassed, store.ThresholdPassed,
 			"p50 ms", `p50 ms of "reads" 0.6 <= max 0.7`, 0.6, fptr(0.7)},
-		{engine.Threshold{Step: "reads", Measure: "p99 ms", VsBaseline: "+10%"}, store.ThresholdNoBaseline, store.ThresholdFailed,
+		{record.Threshold{Step: "reads", Measure: "p99 ms", VsBaseline: "+10%"}, store.ThresholdNoBaseline, store.ThresholdFailed,
 			"p99 ms", `p99 ms of "reads" 1.6 is more than 10% above run 1's 0.8 (0.88)`, 1.6, fptr(0.88)},
-		{engine.Threshold{Step: "reads", Measure: "p99", VsBaseline: "+150%"}, store.ThresholdNoBaseline, store.ThresholdPassed,
+		{record.Threshold{Step: "reads", Measure: "p99", VsBaseline: "+150%"}, store.ThresholdNoBaseline, store.ThresholdPassed,
 			"p99 ms", `p99 ms of "reads" 1.6 is within 150% above run 1's 0.8 (2)`, 1.6, fptr(2)},
-		{engine.Threshold{Step: "reads", Measure: "ops/s", VsBaseline: "-10%"}, store.ThresholdNoBaseline, store.ThresholdFailed,
+		{record.Threshold{Step: "reads", Measure: "ops/s", VsBaseline: "-10%"}, store.ThresholdNoBaseline, store.ThresholdFailed,
 			"ops/s", `ops/s of "reads" 5000 is more than 10% below run 1's 1e+04 (9000)`, 5000, fptr(9000)},
-		{engine.Threshold{Step: "load", Measure: "p99", Max: fptr(12)}, store.ThresholdPassed, store.ThresholdPassed,
+		{record.Threshold{Step: "load", Measure: "p99", Max: fptr(12)}, store.ThresholdPassed, store.ThresholdPassed,
 			"batch p99 ms", `batch p99 ms of "load" 10 <= max 12`, 10, fptr(12)},
-		{engine.Threshold{Step: "app-evict", Measure: "app-evict", Max: fptr(1)}, store.ThresholdFailed, store.ThresholdFailed,
+		{record.Threshold{Step: "app-evict", Measure: "app-evict", Max: fptr(1)}, store.ThresholdFailed, store.ThresholdFailed,
 			"app evict ms", `no step named "app-evict" ran`, -1, fptr(1)},
 	}
-	var ths []engine.Threshold
+	var ths []record.Threshold
 	for _, c := range cases {
 		ths = append(ths, c.th)
 	}
@@ -114,7 +113,7 @@ func TestThresholdOfAFailedStepFails(t *testing.T) {
 		}
 	}
 	id := nightly(steps).record(t, st)
-	got := thresholdsOf(t, st, id, engine.Threshold{Step: "reads", Measure: "ops/s", Min: fptr(1)})[0]
+	got := thresholdsOf(t, st, id, record.Threshold{Step: "reads", Measure: "ops/s", Min: fptr(1)})[0]
 	if got.State != store.ThresholdFailed || got.Value != nil || !strings.Contains(got.Reason, `step "reads" failed: ops/s not measured`) {
 		t.Errorf("threshold on failed steps: %s %v %q", got.State, got.Value, got.Reason)
 	}
@@ -122,16 +121,16 @@ func TestThresholdOfAFailedStepFails(t *testing.T) {
 
 func TestCheckThreshold(t *testing.T) {
 	bad := []struct {
-		th   engine.Threshold
+		th   record.Threshold
 		want string
 	}{
-		{engine.Threshold{Measure: "p99", Max: fptr(5)}, "step is missing"},
-		{engine.Threshold{Step: "r", Measure: "p98", Max: fptr(5)}, `unknown measure "p98": want one of ops/s, p50, p99`},
-		{engine.Threshold{Step: "r", Measure: "p99"}, "give one of max, min and vs_baseline (0 given)"},
-		{engine.Threshold{Step: "r", Measure: "p99", Max: fptr(5), Min: fptr(1)}, "(2 given)"},
-		{engine.Threshold{Step: "r", Measure: "p99", VsBaseline: "10%"}, `vs_baseline "10%": want a signed percentage`},
-		{engine.Threshold{Step: "r", Measure: "p99", VsBaseline: "+10"}, `vs_baseline "+10": want a signed percentage`},
-		{engine.Threshold{Step: "r", Measure: "ops/s", VsBaseline: "-100%"}, "want less than 100%"},
+		{record.Threshold{Measure: "p99", Max: fptr(5)}, "step is missing"},
+		{record.Threshold{Step: "r", Measure: "p98", Max: fptr(5)}, `unknown measure "p98": want one of ops/s, p50, p99`},
+		{record.Threshold{Step: "r", Measure: "p99"}, "give one of max, min and vs_baseline (0 given)"},
+		{record.Threshold{Step: "r", Measure: "p99", Max: fptr(5), Min: fptr(1)}, "(2 given)"},
+		{record.Threshold{Step: "r", Measure: "p99", VsBaseline: "10%"}, `vs_baseline "10%": want a signed percentage`},
+		{record.Threshold{Step: "r", Measure: "p99", VsBaseline: "+10"}, `vs_baseline "+10": want a signed percentage`},
+		{record.Threshold{Step: "r", Measure: "ops/s", VsBaseline: "-100%"}, "want less than 100%"},
 	}
 	for _, c := range bad {
 		err := CheckThreshold(c.th)
@@ -139,7 +138,7 @@ func TestCheckThreshold(t *testing.T) {
 			t.Errorf("CheckThreshold(%+v) = %v, want %q", c.th, err, c.want)
 		}
 	}
-	for _, ok := range []engine.Threshold{
+	for _, ok := range []record.Threshold{
 		{Step: "r", Measure: "p99", Max: fptr(5)},
 		{Step: "r", Measure: "ops/s", VsBaseline: "-5.5%"},
 		{Step: "r", Measure: "app-evict", VsBaseline: "+0%"},

@@ -11,71 +11,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 )
-
-// TestCommandWritesTellsReadsFromChanges: the commands m:command may send
-// to a server wtd did not start, and the ones it may not, by what mongod
-// would run (the first key, case-sensitive).
-func TestCommandWritesTellsReadsFromChanges(t *testing.T) {
-	pipeline := func(stages ...bson.D) bson.A {
-		a := bson.A{}
-		for _, s := range stages {
-			a = append(a, s)
-		}
-		return a
-	}
-	match := bson.D{{Key: "$match", Value: bson.D{{Key: "a", Value: 1}}}}
-	out := bson.D{{Key: "$out", Value: "copy"}}
-	merge := bson.D{{Key: "$merge", Value: bson.D{{Key: "into", Value: "copy"}}}}
-	for _, tc := range []struct {
-		name string
-		cmd  bson.D
-		want string // "" read-only; else a part of why not
-	}{
-		{"serverStatus", bson.D{{Key: "serverStatus", Value: 1}}, ""},
-		{"getParameter", bson.D{{Key: "getParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 1}}, ""},
-		{"find", bson.D{{Key: "find", Value: "c"}, {Key: "filter", Value: bson.D{{Key: "_id", Value: 1}}}}, ""},
-		{"isMaster alias", bson.D{{Key: "ismaster", Value: 1}}, ""},
-		{"getMore", bson.D{{Key: "getMore", Value: int64(12)}, {Key: "collection", Value: "c"}}, ""},
-		{"aggregate reads", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(match)}}, ""},
-		{"aggregate $out", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(match, out)}}, "a $out stage"},
-		{"aggregate $merge", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(merge)}}, "a $merge stage"},
-		{"$out in $facet", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(
-			bson.D{{Key: "$facet", Value: bson.D{{Key: "x", Value: pipeline(match, out)}}}})}}, "a $out stage"},
-		{"$merge in $lookup", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(
-			bson.D{{Key: "$lookup", Value: bson.D{{Key: "from", Value: "d"}, {Key: "as", Value: "j"}, {Key: "pipeline", Value: pipeline(merge)}}}})}}, "a $merge stage"},
-		{"$out in $unionWith", bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(
-			bson.D{{Key: "$unionWith", Value: bson.D{{Key: "coll", Value: "d"}, {Key: "pipeline", Value: pipeline(out)}}}})}}, "a $out stage"},
-		{"explain find", bson.D{{Key: "explain", Value: bson.D{{Key: "find", Value: "c"}}}, {Key: "verbosity", Value: "executionStats"}}, ""},
-		{"explain update", bson.D{{Key: "explain", Value: bson.D{{Key: "update", Value: "c"}, {Key: "updates", Value: bson.A{}}}}}, ""},
-		{"explain aggregate $out", bson.D{{Key: "explain", Value: bson.D{{Key: "aggregate", Value: "c"}, {Key: "pipeline", Value: pipeline(out)}}}}, "$out"},
-		{"explain of a DDL", bson.D{{Key: "explain", Value: bson.D{{Key: "createIndexes", Value: "c"}}}}, "explain may wrap only"},
-		{"explain of nothing", bson.D{{Key: "explain", Value: "find"}}, "explain wraps no command document"},
-		{"profile -1", bson.D{{Key: "profile", Value: int32(-1)}}, ""},
-		{"profile 2", bson.D{{Key: "profile", Value: int32(2)}}, "changes the profiler"},
-		{"profile 0", bson.D{{Key: "profile", Value: 0.0}}, "changes the profiler"},
-		{"profile -1 with slowms", bson.D{{Key: "profile", Value: int32(-1)}, {Key: "slowms", Value: int32(1)}}, "changes the profiler"},
-		{"profile '-1'", bson.D{{Key: "profile", Value: "-1"}}, "changes the profiler"},
-		{"setParameter", bson.D{{Key: "setParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 3600}}, "not one of the commands that only read"},
-		{"setParameter in other case", bson.D{{Key: "SetParameter", Value: 1}, {Key: "ttlMonitorSleepSecs", Value: 3600}}, "not one of"},
-		{"serverStatus in other case", bson.D{{Key: "SERVERSTATUS", Value: 1}}, "not one of"},
-		{"createIndexes", bson.D{{Key: "createIndexes", Value: "c"}}, "not one of"},
-		{"shutdown", bson.D{{Key: "shutdown", Value: 1}}, "not one of"},
-		{"dropDatabase", bson.D{{Key: "dropDatabase", Value: 1}}, "not one of"},
-		{"replSetInitiate", bson.D{{Key: "replSetInitiate", Value: bson.D{}}}, "not one of"},
-		{"setFreeMonitoring", bson.D{{Key: "setFreeMonitoring", Value: 1}, {Key: "action", Value: "enable"}}, "not one of"},
-		{"empty", bson.D{}, "names no command"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := commandWrites(tc.cmd)
-			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-				t.Errorf("commandWrites(%v) = %q, want %q", tc.cmd, got, tc.want)
-			}
-		})
-	}
-}
 
 func attachedRun(t *testing.T, cfg Config) (*Run, *store.Store, *Server, *mongo.Client, string) {
 	t.Helper()
@@ -157,7 +96,7 @@ func TestAllowedCommandsAreRecordedAsIrreversible(t *testing.T) {
 	if _, err := s.PlaybookCommand(ctx, "t", bson.D{{Key: "noSuchCommand", Value: 1}}); err == nil {
 		t.Error("noSuchCommand: no error")
 	}
-	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+	if err := r.Finish(ctx, record.StatusOK, ""); err != nil {
 		t.Fatal(err)
 	}
 	specs, _ := client.Database("t").Collection("c").Indexes().ListSpecifications(ctx)
@@ -172,10 +111,10 @@ func TestAllowedCommandsAreRecordedAsIrreversible(t *testing.T) {
 	if c.Kind != store.ChangeCommand || c.Target != "createIndexes" || c.State != store.ChangeIrreversible || !c.RestoredAt.IsZero() {
 		t.Errorf("change = %+v", c)
 	}
-	if got := ChangeWhat(c); got != "ran createIndexes on t through m:command (allowed by --allow-commands)" {
+	if got := record.ChangeWhat(c); got != "ran createIndexes on t through m:command (allowed by --allow-commands)" {
 		t.Errorf("ChangeWhat = %q", got)
 	}
-	var cc commandChange
+	var cc record.CommandChange
 	if err := json.Unmarshal([]byte(c.Change), &cc); err != nil || !strings.Contains(cc.Command, `"createIndexes":"c"`) {
 		t.Errorf("change column = %s (%v)", c.Change, err)
 	}
@@ -216,7 +155,7 @@ func TestCreateIndexOnAnAttachedServerIsDroppedAtTheEnd(t *testing.T) {
 	if len(changes) != 3 || changes[0].State != store.ChangePending || changes[1].State != store.ChangeKept {
 		t.Fatalf("changes before the end = %+v, want a_1 pending, k_1 kept, b_1 pending", changes)
 	}
-	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+	if err := r.Finish(ctx, record.StatusOK, ""); err != nil {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
@@ -234,7 +173,7 @@ func TestCreateIndexOnAnAttachedServerIsDroppedAtTheEnd(t *testing.T) {
 	if changes[0].State != store.ChangeRestored || changes[2].State != store.ChangeRestored || changes[1].State != store.ChangeKept {
 		t.Errorf("changes after the end = %+v", changes)
 	}
-	if got := ChangeWhat(changes[2]); !strings.Contains(got, "index b_1 on t.fresh") || !strings.Contains(got, "it created the collection") {
+	if got := record.ChangeWhat(changes[2]); !strings.Contains(got, "index b_1 on t.fresh") || !strings.Contains(got, "it created the collection") {
 		t.Errorf("ChangeWhat = %q", got)
 	}
 }
@@ -252,7 +191,7 @@ func TestRestoreUnrestoredDropsAKilledRunsIndex(t *testing.T) {
 	id, _ := deadOwnersRun(ctx, t, st)
 	coll := client.Database("t").Collection("c")
 	coll.InsertOne(ctx, bson.D{{Key: "_id", Value: 1}})
-	change, _ := json.Marshal(indexChange{Name: "a_1", Spec: `{"key":{"a":1},"name":"a_1"}`})
+	change, _ := json.Marshal(record.IndexChange{Name: "a_1", Spec: `{"key":{"a":1},"name":"a_1"}`})
 	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeIndex, Target: "t.c",
 		Change: string(change), Restore: `{"uri":"` + uri + `"}`}); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testhost"
 )
@@ -59,7 +60,7 @@ func TestResultsDatabaseFull(t *testing.T) {
 	if !strings.Contains(errs.String(), "results database: ") || !strings.Contains(errs.String(), "full") {
 		t.Errorf("nothing said at once on the error output: %q", errs.String())
 	}
-	r.Finish(ctx, StatusAborted, "would be the wrong reason")
+	r.Finish(ctx, record.StatusAborted, "would be the wrong reason")
 	if processAlive(pid) {
 		t.Errorf("server %d still running", pid)
 	}
@@ -73,7 +74,7 @@ func TestResultsDatabaseFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Status != StatusFailed || !strings.HasPrefix(run.Reason, "results database: ") {
+	if run.Status != record.StatusFailed || !strings.HasPrefix(run.Reason, "results database: ") {
 		t.Errorf("run recorded %s: %s", run.Status, run.Reason)
 	}
 }

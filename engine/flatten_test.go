@@ -8,6 +8,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/record"
 	"wtd/engine/workload"
 )
 
@@ -70,7 +71,7 @@ func TestServerDeltas(t *testing.T) {
 	if v(d.PagesRead) != 1200 || v(d.BytesRead) != 4e6 || v(d.EvictedUnmodified) != 45 || v(d.CacheUsedPeak) != 7e6 || v(d.CacheMax) != 268435456 {
 		t.Errorf("deltas = %+v", d)
 	}
-	if perOp := MeasuresOf(StepRecord{Server: d, Result: res}).PagesReadPerOp; d.Opcounters["query"] != 2000 || perOp == nil || *perOp != 0.6 {
+	if perOp := record.MeasuresOf(record.StepRecord{Server: d, Result: res}).PagesReadPerOp; d.Opcounters["query"] != 2000 || perOp == nil || *perOp != 0.6 {
 		t.Errorf("opcounters %v, pages read/op %v", d.Opcounters, perOp)
 	}
 	if d.AppEvictMicros == nil || *d.AppEvictMicros != 700 {

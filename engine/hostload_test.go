@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"wtd/engine/record"
 )
 
 // A step's host load is the mean over its host samples; other processes'
@@ -76,7 +77,7 @@ func TestStepRecordsItsHostLoad(t *testing.T) {
 	if err != nil || len(steps) != 1 {
 		t.Fatalf("steps %v %v", steps, err)
 	}
-	if back := StepFromStore(steps[0]).Host; back == nil || back.Samples != h.Samples || *back.OthersCPUPct != *h.OthersCPUPct {
+	if back := record.StepFromStore(steps[0]).Host; back == nil || back.Samples != h.Samples || *back.OthersCPUPct != *h.OthersCPUPct {
 		t.Errorf("host load read back %+v, recorded %+v", back, h)
 	}
 }

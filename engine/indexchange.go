@@ -10,21 +10,10 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 )
-
-// indexChange is the change column of an index m:create_index made on a
-// server wtd did not start (kind index; the target is db.collection).
-type indexChange struct {
-	Name string `json:"name"`
-	// Spec is the index document sent (key, name, options) as relaxed
-	// extended JSON.
-	Spec string `json:"spec"`
-	// CollectionCreated: the collection did not exist, so creating the
-	// index created it too.
-	CollectionCreated bool `json:"collection_created,omitempty"`
-}
 
 // MongoDB's error codes the restore of an index tells apart.
 const (
@@ -58,7 +47,7 @@ func (s *Server) recordIndex(ctx context.Context, db, coll, name string, ix bson
 	if err != nil {
 		return false, fmt.Errorf("create index %s on %s: %w", name, ns, err)
 	}
-	change, _ := json.Marshal(indexChange{Name: name, Spec: string(spec), CollectionCreated: len(colls) == 0})
+	change, _ := json.Marshal(record.IndexChange{Name: name, Spec: string(spec), CollectionCreated: len(colls) == 0})
 	info, _ := json.Marshal(restoreInfo{URI: redact(s.uri)})
 	if _, err := s.run.cfg.Store.AddChange(ctx, store.Change{RunID: s.run.ID, Server: s.Name, Kind: store.ChangeIndex,
 		Target: ns, Change: string(change), Restore: string(info), Keep: keep}); err != nil {
@@ -74,7 +63,7 @@ func (s *Server) recordIndex(ctx context.Context, db, coll, name string, ix bson
 func (rs restorer) restoreIndex(ctx context.Context, c store.Change) (detail string, err error) {
 	var info restoreInfo
 	json.Unmarshal([]byte(c.Restore), &info)
-	var ic indexChange
+	var ic record.IndexChange
 	if err := json.Unmarshal([]byte(c.Change), &ic); err != nil || ic.Name == "" {
 		return "", fmt.Errorf("the record does not say which index: %q", c.Change)
 	}
@@ -140,17 +129,4 @@ func joinDetail(a, b string) string {
 		return b
 	}
 	return a + "; " + b
-}
-
-// indexWhat words an index change: "index createdAt_1 on t.c {...}".
-func indexWhat(c store.Change) string {
-	var ic indexChange
-	if err := json.Unmarshal([]byte(c.Change), &ic); err != nil {
-		return "index on " + c.Target
-	}
-	what := fmt.Sprintf("index %s on %s %s", ic.Name, c.Target, ic.Spec)
-	if ic.CollectionCreated {
-		what += " (it created the collection)"
-	}
-	return what
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"wtd/engine/record"
 	"wtd/engine/workload"
 	"wtd/internal/testhost"
 )
@@ -24,7 +25,7 @@ func TestClearedAcrossSteps(t *testing.T) {
 	if _, err := s.Load(ctx, workload.LoadSpec{NS: "p.c", Docs: 500, DocBytes: 200}, nil); err != nil {
 		t.Fatal(err)
 	}
-	step := func(name string) *Provenance {
+	step := func(name string) *record.Provenance {
 		t.Helper()
 		rec, err := r.Step(ctx, StepSpec{Name: name}, func(ctx context.Context) (any, error) {
 			return s.Workload(ctx, workload.Spec{NS: "p.c", Ops: 50, Mix: workload.Mix{Read: 1}, KeySpace: 500}, nil)
@@ -45,7 +46,7 @@ func TestClearedAcrossSteps(t *testing.T) {
 		tried, dropped    bool
 		reasonHasNeedRoot bool
 	}
-	check := func(name string, p *Provenance, w want) {
+	check := func(name string, p *record.Provenance, w want) {
 		t.Helper()
 		if p.Cleared != w.cleared || p.DropTried != w.tried || p.Dropped != w.dropped {
 			t.Errorf("%s: cleared %q tried %v dropped %v, want %q %v %v", name, p.Cleared, p.DropTried, p.Dropped, w.cleared, w.tried, w.dropped)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/workload"
 )
 
@@ -18,39 +19,39 @@ func pages(n float64) *float64 { return &n }
 // may count as zero.
 func TestVerdict(t *testing.T) {
 	const gib = 1 << 30
-	base := func() Provenance {
-		return Provenance{StorageBytes: i64(gib), DatasetBytes: i64(2 * gib), MemoryBytes: u64(8 * gib)}
+	base := func() record.Provenance {
+		return record.Provenance{StorageBytes: i64(gib), DatasetBytes: i64(2 * gib), MemoryBytes: u64(8 * gib)}
 	}
-	with := func(f func(*Provenance)) Provenance { p := base(); f(&p); return p }
-	read := ServerDeltas{PagesRead: pages(10)}
+	with := func(f func(*record.Provenance)) record.Provenance { p := base(); f(&p); return p }
+	read := record.ServerDeltas{PagesRead: pages(10)}
 	for _, tc := range []struct {
 		name   string
-		p      Provenance
-		d      ServerDeltas
+		p      record.Provenance
+		d      record.ServerDeltas
 		want   string
 		reason string
 	}{
-		{"memory bandwidth", with(func(p *Provenance) { p.ApparentMBps = f64(9 * 1024) }), read, "hot", "apparent read bandwidth 9.0 GB/s > 5 GB/s"},
-		{"bandwidth below memory's", with(func(p *Provenance) { p.ApparentMBps = f64(4 * 1024) }), read, "hot", "caches were not dropped"},
-		{"no pages read", base(), ServerDeltas{PagesRead: pages(0)}, "hot", "WiredTiger read no pages"},
-		{"no WiredTiger statistics", base(), ServerDeltas{}, "unknown", "the server reports no WiredTiger cache statistics"},
-		{"no WiredTiger statistics, dropped", with(func(p *Provenance) { p.Dropped, p.DropTried = true, true }), ServerDeltas{}, "unknown", "no WiredTiger cache statistics"},
-		{"dropped on bare metal", with(func(p *Provenance) {
+		{"memory bandwidth", with(func(p *record.Provenance) { p.ApparentMBps = f64(9 * 1024) }), read, "hot", "apparent read bandwidth 9.0 GB/s > 5 GB/s"},
+		{"bandwidth below memory's", with(func(p *record.Provenance) { p.ApparentMBps = f64(4 * 1024) }), read, "hot", "caches were not dropped"},
+		{"no pages read", base(), record.ServerDeltas{PagesRead: pages(0)}, "hot", "WiredTiger read no pages"},
+		{"no WiredTiger statistics", base(), record.ServerDeltas{}, "unknown", "the server reports no WiredTiger cache statistics"},
+		{"no WiredTiger statistics, dropped", with(func(p *record.Provenance) { p.Dropped, p.DropTried = true, true }), record.ServerDeltas{}, "unknown", "no WiredTiger cache statistics"},
+		{"dropped on bare metal", with(func(p *record.Provenance) {
 			p.Dropped, p.DropTried, p.CachedBefore, p.CachedAfter = true, true, u64(3*gib), u64(gib/2)
 		}), read, "cold", "drop_caches confirmed (Cached 3.00 GB -> 0.50 GB) right before the step, and WiredTiger read 10 pages"},
-		{"dropped, Cached not read", with(func(p *Provenance) { p.Dropped, p.DropTried = true, true }), read, "cold", "Cached unknown -> unknown"},
-		{"dropped in a VM", with(func(p *Provenance) {
+		{"dropped, Cached not read", with(func(p *record.Provenance) { p.Dropped, p.DropTried = true, true }), read, "cold", "Cached unknown -> unknown"},
+		{"dropped in a VM", with(func(p *record.Provenance) {
 			p.Dropped, p.DropTried, p.Virtualization = true, true, "kvm"
 		}), read, "unknown", "the host is virtualised (kvm)"},
-		{"dropped, virtualisation none", with(func(p *Provenance) {
+		{"dropped, virtualisation none", with(func(p *record.Provenance) {
 			p.Dropped, p.DropTried, p.Virtualization = true, true, "none"
 		}), read, "cold", "drop_caches confirmed"},
-		{"bigger than memory", with(func(p *Provenance) { p.StorageBytes = i64(16 * gib) }), read, "cold", "dataset 16.00 GB > memory 8.00 GB"},
-		{"storage unknown, data bigger than memory", with(func(p *Provenance) { p.StorageBytes, p.DatasetBytes = nil, i64(9*gib) }), read, "cold", "dataset 9.00 GB > memory 8.00 GB"},
-		{"drop refused", with(func(p *Provenance) { p.DropTried, p.DropReason = true, "drop_caches needs root" }), read, "hot", "drop_caches did not happen (drop_caches needs root)"},
+		{"bigger than memory", with(func(p *record.Provenance) { p.StorageBytes = i64(16 * gib) }), read, "cold", "dataset 16.00 GB > memory 8.00 GB"},
+		{"storage unknown, data bigger than memory", with(func(p *record.Provenance) { p.StorageBytes, p.DatasetBytes = nil, i64(9*gib) }), read, "cold", "dataset 9.00 GB > memory 8.00 GB"},
+		{"drop refused", with(func(p *record.Provenance) { p.DropTried, p.DropReason = true, "drop_caches needs root" }), read, "hot", "drop_caches did not happen (drop_caches needs root)"},
 		{"not dropped", base(), read, "hot", "dataset 1.00 GB < memory 8.00 GB and caches were not dropped"},
-		{"memory unknown", with(func(p *Provenance) { p.MemoryBytes = nil }), read, "unknown", "the data set's size or the host's memory is not known"},
-		{"dataset unknown", with(func(p *Provenance) { p.StorageBytes, p.DatasetBytes = nil, nil }), read, "unknown", "not known"},
+		{"memory unknown", with(func(p *record.Provenance) { p.MemoryBytes = nil }), read, "unknown", "the data set's size or the host's memory is not known"},
+		{"dataset unknown", with(func(p *record.Provenance) { p.StorageBytes, p.DatasetBytes = nil, nil }), read, "unknown", "not known"},
 	} {
 		got, reason := verdict(&tc.p, &tc.d)
 		if got != tc.want || !strings.Contains(reason, tc.reason) {
@@ -75,8 +76,8 @@ func TestApparentBandwidthUnits(t *testing.T) {
 		{(5 << 30) + 1<<20, time.Second, 5121, "hot"},  // just above
 		{(5 << 30) - 1<<20, time.Second, 5119, "cold"}, // just below
 	} {
-		p := &Provenance{StorageBytes: i64(16 << 30), MemoryBytes: u64(8 << 30)}
-		r.finishProvenance(p, &ServerDeltas{PagesRead: pages(100), BytesRead: f64(tc.bytes)}, tc.elapsed, nil)
+		p := &record.Provenance{StorageBytes: i64(16 << 30), MemoryBytes: u64(8 << 30)}
+		r.finishProvenance(p, &record.ServerDeltas{PagesRead: pages(100), BytesRead: f64(tc.bytes)}, tc.elapsed, nil)
 		if p.ApparentMBps == nil || *p.ApparentMBps != tc.mbps || p.Verdict != tc.verdict {
 			t.Errorf("%.0f bytes in %s: %v MB/s %s (%s), want %v MB/s %s", tc.bytes, tc.elapsed, p.ApparentMBps, p.Verdict, p.Reason, tc.mbps, tc.verdict)
 		}
@@ -91,14 +92,14 @@ func TestLoadStepHasNoVerdict(t *testing.T) {
 		workload.LoadResult{Docs: 1000},
 		map[string]any{"docs": 1000.0, "docs_per_sec": 5e4, "batch": map[string]any{"p50_micros": 900.0}},
 	} {
-		p := &Provenance{StorageBytes: i64(0), MemoryBytes: u64(8 << 30)}
-		r.finishProvenance(p, &ServerDeltas{PagesRead: pages(0), BytesRead: f64(0)}, time.Second, result)
+		p := &record.Provenance{StorageBytes: i64(0), MemoryBytes: u64(8 << 30)}
+		r.finishProvenance(p, &record.ServerDeltas{PagesRead: pages(0), BytesRead: f64(0)}, time.Second, result)
 		if p.Verdict != "" || !strings.Contains(p.Reason, "load step") {
 			t.Errorf("%T: verdict %q (%s), want none", result, p.Verdict, p.Reason)
 		}
 	}
-	p := &Provenance{StorageBytes: i64(1 << 30), MemoryBytes: u64(8 << 30)}
-	r.finishProvenance(p, &ServerDeltas{PagesRead: pages(5), BytesRead: f64(1 << 20)}, time.Second, workload.Result{})
+	p := &record.Provenance{StorageBytes: i64(1 << 30), MemoryBytes: u64(8 << 30)}
+	r.finishProvenance(p, &record.ServerDeltas{PagesRead: pages(5), BytesRead: f64(1 << 20)}, time.Second, workload.Result{})
 	if p.Verdict != "hot" {
 		t.Errorf("workload step verdict %q (%s)", p.Verdict, p.Reason)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/record"
 	"wtd/internal/ftdc"
 )
 
@@ -144,12 +145,12 @@ func TestServerDeltasOnRealServers(t *testing.T) {
 					t.Errorf("%s: %v, want a measured value", name, v)
 				}
 			}
-			_, hasAppEvict := s.first[AppThreadEvictMetric]
+			_, hasAppEvict := s.first[record.AppThreadEvictMetric]
 			if (d.AppEvictMicros != nil) != hasAppEvict {
 				t.Errorf("application-thread eviction time %v; the version reports it: %v", d.AppEvictMicros, hasAppEvict)
 			}
-			if !hasAppEvict && FmtOpt(d.AppEvictMicros, "%.1f", 1000) != Dash {
-				t.Errorf("a counter the version lacks prints %q, want %s", FmtOpt(d.AppEvictMicros, "%.1f", 1000), Dash)
+			if !hasAppEvict && record.FmtOpt(d.AppEvictMicros, "%.1f", 1000) != record.Dash {
+				t.Errorf("a counter the version lacks prints %q, want %s", record.FmtOpt(d.AppEvictMicros, "%.1f", 1000), record.Dash)
 			}
 			_, oldTickets := s.first["wiredTiger.concurrentTransactions.read.out"]
 			_, newTickets := s.first["queues.execution.read.out"]

@@ -13,34 +13,21 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"wtd/engine/mongodconf"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 )
-
-// encodeBefore keeps a parameter's value with its BSON type (an int32
-// parameter is set back as an int32).
-func encodeBefore(v any) (string, error) {
-	b, err := bson.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, true, false)
-	return string(b), err
-}
-
-func decodeBefore(s string) (any, error) {
-	var d bson.D
-	if err := bson.UnmarshalExtJSON([]byte(s), true, &d); err != nil || len(d) != 1 {
-		return nil, fmt.Errorf("decode the value before the change %q: %v", s, err)
-	}
-	return d[0].Value, nil
-}
 
 // recordParameter records a runtime change of parameter name on a server
 // the run did not start (attached, or a service), before it is made:
 // before is the value to set back at the end.
 func (s *Server) recordParameter(ctx context.Context, name string, before, value any, keep bool) error {
-	enc, err := encodeBefore(before)
+	enc, err := record.EncodeValue(before)
 	if err != nil {
 		return fmt.Errorf("setParameter %s: keep the value before the change: %w", name, err)
 	}
-	change, _ := encodeBefore(value)
+	change, _ := record.EncodeValue(value)
 	info, _ := json.Marshal(restoreInfo{URI: redact(s.uri)})
 	if _, err := s.run.cfg.Store.AddChange(ctx, store.Change{RunID: s.run.ID, Server: s.Name, Kind: store.ChangeParameter,
 		Target: name, Before: enc, Change: change, Restore: string(info), Keep: keep}); err != nil {
@@ -97,7 +84,7 @@ func (rs restorer) restore(ctx context.Context, changes []store.Change, match fu
 	type group struct {
 		server, target string
 		original       []byte
-		kept           [][]configEdit
+		kept           [][]mongodconf.Edit
 		pending        []int64
 		info           restoreInfo
 	}
@@ -120,7 +107,7 @@ func (rs restorer) restore(ctx context.Context, changes []store.Change, match fu
 		json.Unmarshal([]byte(c.Restore), &g.info)
 		switch {
 		case c.State == store.ChangeKept:
-			var edits []configEdit
+			var edits []mongodconf.Edit
 			json.Unmarshal([]byte(c.Change), &edits)
 			g.kept = append(g.kept, edits)
 		case c.State == store.ChangePending && (match == nil || match(c)):
@@ -145,7 +132,7 @@ func (rs restorer) restore(ctx context.Context, changes []store.Change, match fu
 func (rs restorer) restoreParameter(ctx context.Context, c store.Change) error {
 	var info restoreInfo
 	json.Unmarshal([]byte(c.Restore), &info)
-	before, err := decodeBefore(c.Before)
+	before, err := record.DecodeValue(c.Before)
 	if err != nil {
 		return err
 	}
@@ -163,7 +150,7 @@ func (rs restorer) restoreParameter(ctx context.Context, c store.Change) error {
 	return nil
 }
 
-func (rs restorer) restoreConfig(ctx context.Context, server, path string, original []byte, kept [][]configEdit, info restoreInfo) error {
+func (rs restorer) restoreConfig(ctx context.Context, server, path string, original []byte, kept [][]mongodconf.Edit, info restoreInfo) error {
 	if original == nil {
 		return errors.New("the original content was not recorded")
 	}
@@ -172,13 +159,13 @@ func (rs restorer) restoreConfig(ctx context.Context, server, path string, origi
 	}
 	content := original
 	for _, edits := range kept {
-		next, err := editConfig(content, edits)
+		next, err := mongodconf.Apply(content, edits)
 		if err != nil {
 			return fmt.Errorf("apply a change kept with keep = true: %w", err)
 		}
 		content = next
 	}
-	if err := writeFileAs(path, content, *info.File); err != nil {
+	if err := mongodconf.WriteAs(path, content, *info.File); err != nil {
 		return err
 	}
 	how := "the original content"
@@ -326,37 +313,4 @@ func hasPassword(uri string) bool {
 	}
 	at := strings.LastIndexByte(rest, '@')
 	return at >= 0 && strings.Contains(rest[:at], ":")
-}
-
-// ChangeWhat words what a change set and, for a parameter, its value
-// before: "cacheSizeGB=0.25" style for a config file, "name=value (was
-// before)" for a parameter, the index and its namespace for an index, the
-// command and who allowed it for a command.
-func ChangeWhat(c store.Change) string {
-	switch c.Kind {
-	case store.ChangeConfig:
-		var edits []configEdit
-		if err := json.Unmarshal([]byte(c.Change), &edits); err != nil {
-			return "config " + c.Target + " " + c.Change
-		}
-		parts := make([]string, len(edits))
-		for i, e := range edits {
-			parts[i] = e.Key + "=" + e.Value
-		}
-		return "config " + c.Target + ": " + strings.Join(parts, " ")
-	case store.ChangeParameter:
-		value, before := c.Change, c.Before
-		if v, err := decodeBefore(c.Change); err == nil {
-			value = fmt.Sprint(v)
-		}
-		if v, err := decodeBefore(c.Before); err == nil {
-			before = fmt.Sprint(v)
-		}
-		return fmt.Sprintf("setParameter %s=%s (was %s)", c.Target, value, before)
-	case store.ChangeIndex:
-		return indexWhat(c)
-	case store.ChangeCommand:
-		return commandWhat(c)
-	}
-	return c.Kind + " " + c.Target
 }

@@ -13,17 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 	"wtd/hostctl"
-)
-
-// Run statuses.
-const (
-	StatusRunning = "running"
-	StatusOK      = "ok"
-	StatusFailed  = "failed"
-	StatusAborted = "aborted"
 )
 
 // Config is what a run needs from its caller.
@@ -95,7 +88,7 @@ type Run struct {
 	logMu    sync.Mutex // serialises printLine
 	mu       sync.Mutex
 	servers  []*Server
-	steps    []StepRecord
+	steps    []record.StepRecord
 	lastDrop *DropRecord
 	sampler  *sampler
 	start    time.Time
@@ -166,7 +159,7 @@ func StartRun(ctx context.Context, cfg Config, info RunInfo) (*Run, error) {
 	}
 	r.ID = id
 	if err := r.makeDir(); err != nil {
-		cfg.Store.FinishRun(context.WithoutCancel(ctx), id, StatusFailed, err.Error(), time.Now())
+		cfg.Store.FinishRun(context.WithoutCancel(ctx), id, record.StatusFailed, err.Error(), time.Now())
 		return nil, fmt.Errorf("start run: %w", err)
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
@@ -330,7 +323,7 @@ func (r *Run) Finish(ctx context.Context, status, reason string) error {
 	r.mu.Unlock()
 	defer r.cancel(errors.New("run finished"))
 	if storeErr != nil {
-		status, reason = StatusFailed, storeErr.Error()
+		status, reason = record.StatusFailed, storeErr.Error()
 	}
 	r.sampler.stop()
 	var errs []error
@@ -361,7 +354,7 @@ func (r *Run) Finish(ctx context.Context, status, reason string) error {
 }
 
 func levelFor(status string) string {
-	if status == StatusOK {
+	if status == record.StatusOK {
 		return "info"
 	}
 	return "error"

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 	"wtd/hostctl"
@@ -63,11 +64,11 @@ func TestRunRestartChangesCacheSize(t *testing.T) {
 	if err != nil || set.CacheSizeGB != 0.5 || set.CacheMaxBytes != 536870912 || set.Parameters["wiredTigerEngineRuntimeConfig"] == nil {
 		t.Errorf("settings = %+v, %v", set, err)
 	}
-	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+	if err := r.Finish(ctx, record.StatusOK, ""); err != nil {
 		t.Fatal(err)
 	}
 	run, err := st.GetRun(ctx, r.ID)
-	if err != nil || run.Status != StatusOK {
+	if err != nil || run.Status != record.StatusOK {
 		t.Errorf("run = %+v %v", run, err)
 	}
 }
@@ -133,11 +134,11 @@ func TestStepRecordsSamplesDeltasAndProvenance(t *testing.T) {
 		t.Errorf("series: %d points, %v", len(series), err)
 	}
 	steps, _ := st.Steps(ctx, r.ID)
-	if len(steps) != 1 || steps[0].Status != StatusOK || !strings.Contains(string(steps[0].Results), "pages_read") {
+	if len(steps) != 1 || steps[0].Status != record.StatusOK || !strings.Contains(string(steps[0].Results), "pages_read") {
 		t.Errorf("stored steps = %+v", steps)
 	}
 	var buf bytes.Buffer
-	WriteReport(&buf, r.Steps(), ReportOptions{By: "cacheSizeGB"})
+	record.WriteReport(&buf, r.Steps(), record.ReportOptions{By: "cacheSizeGB"})
 	if !strings.Contains(buf.String(), "reads") || !strings.Contains(buf.String(), "0.25") {
 		t.Errorf("report:\n%s", buf.String())
 	}
@@ -151,7 +152,7 @@ func TestFinishStopsServers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := s.PID()
-	if err := r.Finish(ctx, StatusFailed, "boom"); err != nil {
+	if err := r.Finish(ctx, record.StatusFailed, "boom"); err != nil {
 		t.Fatal(err)
 	}
 	if processAlive(pid) {
@@ -174,7 +175,7 @@ func TestStepNoticesACrash(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		return s.Workload(ctx, workload.Spec{NS: "x.c", Ops: 100, Mix: workload.Mix{Read: 1}, KeySpace: 1000}, nil)
 	})
-	if err == nil || rec.Status != StatusFailed || !strings.Contains(err.Error(), "server m1 exited (killed by signal 9, SIGKILL)") || !strings.Contains(err.Error(), "last log lines") {
+	if err == nil || rec.Status != record.StatusFailed || !strings.Contains(err.Error(), "server m1 exited (killed by signal 9, SIGKILL)") || !strings.Contains(err.Error(), "last log lines") {
 		t.Errorf("step after a crash: status %s, err %v", rec.Status, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/workload"
 	"wtd/internal/testbin"
 )
@@ -99,7 +100,7 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 			}
 			var done atomic.Int64
 			type outcome struct {
-				rec StepRecord
+				rec record.StepRecord
 				err error
 			}
 			began := make(chan time.Time, 1)
@@ -126,7 +127,7 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 			if took := o.rec.End.Sub(hit); took > c.stopsWithin {
 				t.Errorf("the step ended %s after the signal, want within %s", took, c.stopsWithin)
 			}
-			if o.rec.Status != StatusFailed || o.err == nil {
+			if o.rec.Status != record.StatusFailed || o.err == nil {
 				t.Fatalf("step status %s, error %v; want failed", o.rec.Status, o.err)
 			}
 			for _, w := range c.want {
@@ -144,7 +145,7 @@ func TestWorkloadStepFailsWhenItsServerGoesDown(t *testing.T) {
 			}
 			checkCutAtDeath(t, res, hit.Sub(start))
 			p := o.rec.Provenance
-			if p == nil || p.Reason == "" || p.Verdict != VerdictUnknown {
+			if p == nil || p.Reason == "" || p.Verdict != record.VerdictUnknown {
 				t.Errorf("provenance %+v: want verdict unknown with a reason", p)
 			}
 		})
@@ -187,7 +188,7 @@ func TestLoadStepFailsWhenItsServerIsKilled(t *testing.T) {
 	var done atomic.Int64
 	began := make(chan time.Time, 1)
 	type outcome struct {
-		rec StepRecord
+		rec record.StepRecord
 		err error
 	}
 	out := make(chan outcome, 1)
@@ -210,7 +211,7 @@ func TestLoadStepFailsWhenItsServerIsKilled(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the load step still runs 30 s after its server was killed")
 	}
-	if o.rec.Status != StatusFailed || !strings.Contains(o.rec.Error, "server m1 exited (killed by signal 9, SIGKILL) ") {
+	if o.rec.Status != record.StatusFailed || !strings.Contains(o.rec.Error, "server m1 exited (killed by signal 9, SIGKILL) ") {
 		t.Fatalf("step %s %q, want failed because m1 was killed", o.rec.Status, o.rec.Error)
 	}
 	var down *ServerDownError
@@ -262,7 +263,7 @@ func TestStepFailsWhenItsServerDies(t *testing.T) {
 	}
 	for _, c := range cases {
 		rec, err := r.Step(ctx, StepSpec{Name: c.name, Server: target.s}, c.fn)
-		if err == nil || rec.Status != StatusFailed {
+		if err == nil || rec.Status != record.StatusFailed {
 			t.Errorf("%s: step %s, error %v; want failed", c.name, rec.Status, err)
 		}
 		for _, w := range []string{"server m1 exited (killed by signal 9, SIGKILL) ", c.want} {
@@ -273,7 +274,7 @@ func TestStepFailsWhenItsServerDies(t *testing.T) {
 		if rec.Result != "fine" {
 			t.Errorf("%s: step result %v, want what the function returned", c.name, rec.Result)
 		}
-		if p := rec.Provenance; p != nil && (p.Reason == "" || p.Verdict != VerdictUnknown) {
+		if p := rec.Provenance; p != nil && (p.Reason == "" || p.Verdict != record.VerdictUnknown) {
 			t.Errorf("%s: provenance verdict %q reason %q, want unknown with a reason", c.name, p.Verdict, p.Reason)
 		}
 	}
@@ -295,7 +296,7 @@ func TestStepSurvivesRestartAndStopByWtd(t *testing.T) {
 		}
 		return s.Workload(ctx, workload.Spec{NS: "d.c", Ops: 2000, Mix: workload.Mix{Read: 1}, KeySpace: 1000}, nil)
 	})
-	if err != nil || rec.Status != StatusOK {
+	if err != nil || rec.Status != record.StatusOK {
 		t.Errorf("step with a restart: %s, %v; want ok", rec.Status, err)
 	}
 	if p := rec.Provenance; p == nil || p.Verdict == "" || p.Reason == "" {
@@ -304,10 +305,10 @@ func TestStepSurvivesRestartAndStopByWtd(t *testing.T) {
 	rec, err = r.Step(ctx, StepSpec{Name: "stop", Server: s}, func(ctx context.Context) (any, error) {
 		return nil, s.Stop(ctx)
 	})
-	if err != nil || rec.Status != StatusOK {
+	if err != nil || rec.Status != record.StatusOK {
 		t.Errorf("step with a stop: %s, %v; want ok", rec.Status, err)
 	}
-	if p := rec.Provenance; p == nil || p.Verdict != VerdictUnknown || !strings.Contains(p.Reason, "m1 was stopped during it") {
+	if p := rec.Provenance; p == nil || p.Verdict != record.VerdictUnknown || !strings.Contains(p.Reason, "m1 was stopped during it") {
 		t.Errorf("step with a stop: provenance %+v, want unknown because m1 was stopped", p)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
 
+	"wtd/engine/mongodconf"
 	"wtd/engine/store"
 	"wtd/hostctl"
 )
@@ -49,7 +50,7 @@ type restoreInfo struct {
 	Unit     string   `json:"unit,omitempty"`
 	Manager  []string `json:"service_manager,omitempty"`
 	TimeoutS float64  `json:"timeout_s,omitempty"`
-	File     *fileOwner
+	File     *mongodconf.Owner
 }
 
 // ErrServiceNotAllowed is returned by ServiceServer for a unit the
@@ -80,7 +81,7 @@ func (r *Run) ServiceServer(ctx context.Context, o ServiceOptions) (*Server, err
 	if err != nil {
 		return nil, fmt.Errorf("mongod.service: read the config: %w", err)
 	}
-	if _, err := parseConfig(data); err != nil {
+	if _, err := mongodconf.Parse(data); err != nil {
 		return nil, fmt.Errorf("mongod.service: %w", err)
 	}
 	client, err := r.connectDirect(ctx, o.URI, 0)
@@ -120,15 +121,15 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	if err != nil {
 		return fmt.Errorf("restart %s: read the config: %w", s.Name, err)
 	}
-	owner, err := statOwner(svc.Config)
+	owner, err := mongodconf.StatOwner(svc.Config)
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}
-	next, err := editConfig(cur, edits)
+	next, err := mongodconf.Apply(cur, edits)
 	if err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}
-	settings, err := configSettings(next)
+	settings, err := mongodconf.Settings(next)
 	if err == nil {
 		err = settings.Check()
 	}
@@ -150,7 +151,7 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 		return fmt.Errorf("restart %s: record the change before making it: %w", s.Name, err)
 	}
 	svc.configChanged = true
-	if err := writeFileAs(svc.Config, next, owner); err != nil {
+	if err := mongodconf.WriteAs(svc.Config, next, owner); err != nil {
 		return fmt.Errorf("restart %s: %w", s.Name, err)
 	}
 	what := make([]string, len(edits))
@@ -293,11 +294,11 @@ func serviceDiagnostics(ctx context.Context, unit string, manager []string, conf
 			}
 		}
 	}
-	root, err := parseConfig(config)
+	root, err := mongodconf.Parse(config)
 	if err != nil {
 		return ""
 	}
-	logPath := configValue(root, keyLogPath)
+	logPath := mongodconf.Value(root, keyLogPath)
 	if logPath == "" {
 		return ""
 	}

@@ -14,6 +14,8 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/mongodconf"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/internal/testbin"
@@ -66,7 +68,7 @@ func TestServiceRestartEditsTheConfigAndTheRunPutsItBack(t *testing.T) {
 	if err != nil || len(changes) != 1 || string(changes[0].Original) != string(svc.Original) || changes[0].State != store.ChangePending {
 		t.Fatalf("changes recorded before the end: %+v, %v", changes, err)
 	}
-	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+	if err := r.Finish(ctx, record.StatusOK, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := svc.ConfigNow(t); got != string(svc.Original) {
@@ -120,7 +122,7 @@ func TestRuntimeParametersOfAnAttachedServerArePutBack(t *testing.T) {
 	if err := s.Reconfigure(ctx, "no_such_key=1"); err == nil || !strings.Contains(err.Error(), "keep = true") {
 		t.Errorf("a reconfigure wtd cannot put back: %v", err)
 	}
-	if err := r.Finish(ctx, StatusFailed, "test"); err != nil {
+	if err := r.Finish(ctx, record.StatusFailed, "test"); err != nil {
 		t.Fatal(err)
 	}
 	_ = client
@@ -163,8 +165,8 @@ func TestRestoreUnrestoredPutsBackAKilledRunsParameter(t *testing.T) {
 	}
 	defer st.Close(ctx)
 	id, deadPID := deadOwnersRun(ctx, t, st)
-	before, _ := encodeBefore(int32(60))
-	change, _ := encodeBefore(int32(5))
+	before, _ := record.EncodeValue(int32(60))
+	change, _ := record.EncodeValue(int32(5))
 	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeParameter, Target: "ttlMonitorSleepSecs",
 		Before: before, Change: change, Restore: `{"uri":"` + uri + `"}`}); err != nil {
 		t.Fatal(err)
@@ -215,7 +217,7 @@ func TestRestoreUnrestoredRestartsAServiceLeftDown(t *testing.T) {
 	}
 	defer st.Close(ctx)
 	id, _ := deadOwnersRun(ctx, t, st)
-	owner, _ := statOwner(svc.Config)
+	owner, _ := mongodconf.StatOwner(svc.Config)
 	info, _ := json.Marshal(restoreInfo{URI: svc.URI, Unit: testsvc.Unit, Manager: svc.Manager, TimeoutS: 60, File: &owner})
 	if _, err := st.AddChange(ctx, store.Change{RunID: id, Server: "m1", Kind: store.ChangeConfig, Target: svc.Config,
 		Original: svc.Original, Change: `[]`, Restore: string(info)}); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -45,7 +46,7 @@ func TestStepSettingsOfOldRecordsRead(t *testing.T) {
 		t.Fatalf("steps = %d, %v; want %d", len(steps), err, len(records))
 	}
 	for _, s := range steps {
-		got := StepFromStore(s).Settings
+		got := record.StepFromStore(s).Settings
 		if got == nil || got.CacheSizeGB != 0.25 || got.EngineConfig != "eviction_target=60" || got.SyncDelay != 30 || got.CacheMaxBytes != 268435456 {
 			t.Errorf("step %q: settings read back %+v from %s", s.Name, got, s.Settings)
 			continue
@@ -65,7 +66,7 @@ func TestStepSettingsOfOldRecordsRead(t *testing.T) {
 			}
 		}
 	}
-	var bad Settings
+	var bad record.Settings
 	if err := json.Unmarshal([]byte(`{"cacheSizeGB":"big"}`), &bad); err == nil {
 		t.Error("settings with a cacheSizeGB that is not a number decoded")
 	}

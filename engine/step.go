@@ -11,6 +11,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 )
@@ -27,36 +28,18 @@ type StepSpec struct {
 	NS     string
 }
 
-// StepRecord is a finished step as the run keeps it for reports.
-type StepRecord struct {
-	ID         int64          `json:"id"`
-	Seq        int            `json:"seq"`
-	Name       string         `json:"name"`
-	Labels     map[string]any `json:"labels,omitempty"`
-	Start      time.Time      `json:"start"`
-	End        time.Time      `json:"end"`
-	Status     string         `json:"status"`
-	Error      string         `json:"error,omitempty"`
-	Settings   *Settings      `json:"settings,omitempty"`
-	Provenance *Provenance    `json:"provenance,omitempty"`
-	Result     any            `json:"result,omitempty"`
-	Server     *ServerDeltas  `json:"server,omitempty"`
-	// Host is how busy the host was during the step (nil: not sampled).
-	Host *HostLoad `json:"host_load,omitempty"`
-}
-
 // stepResults is what the store keeps as a step's results.
 type stepResults struct {
-	Result any           `json:"result,omitempty"`
-	Server *ServerDeltas `json:"server,omitempty"`
-	Host   *HostLoad     `json:"host_load,omitempty"`
+	Result any                  `json:"result,omitempty"`
+	Server *record.ServerDeltas `json:"server,omitempty"`
+	Host   *record.HostLoad     `json:"host_load,omitempty"`
 }
 
 // Steps returns the run's finished steps in order.
-func (r *Run) Steps() []StepRecord {
+func (r *Run) Steps() []record.StepRecord {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]StepRecord(nil), r.steps...)
+	return append([]record.StepRecord(nil), r.steps...)
 }
 
 // defaultServer is the server a step describes when it names none: the
@@ -86,15 +69,15 @@ func (r *Run) defaultServer() *Server {
 // returned: its error says how and when ("server m1 exited (killed by
 // signal 9, SIGKILL) 3.1 s into the step") and its provenance has no
 // verdict, for want of the counters at its end.
-func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Context) (any, error)) (StepRecord, error) {
+func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Context) (any, error)) (record.StepRecord, error) {
 	if spec.Name == "" {
-		return StepRecord{}, errors.New("step: name is required")
+		return record.StepRecord{}, errors.New("step: name is required")
 	}
 	srv := spec.Server
 	if srv == nil {
 		srv = r.defaultServer()
 	}
-	rec := StepRecord{Name: spec.Name, Labels: spec.Labels, Start: time.Now()}
+	rec := record.StepRecord{Name: spec.Name, Labels: spec.Labels, Start: time.Now()}
 	hostLoad := r.sampler.trackHost()
 	defer r.sampler.untrackHost(hostLoad)
 	var watch *downWatch
@@ -143,15 +126,15 @@ func (r *Run) Step(ctx context.Context, spec StepSpec, fn func(ctx context.Conte
 	if srv != nil && rec.Provenance != nil {
 		r.endStep(ctx, srv, start, down, &rec)
 	}
-	rec.Status = StatusOK
+	rec.Status = record.StatusOK
 	switch {
 	case ferr != nil && ctx.Err() != nil:
-		rec.Status, rec.Error = StatusAborted, context.Cause(ctx).Error()
+		rec.Status, rec.Error = record.StatusAborted, context.Cause(ctx).Error()
 	case down != nil:
 		ferr = &stepDownError{down: down, err: ferr}
-		rec.Status, rec.Error = StatusFailed, ferr.Error()
+		rec.Status, rec.Error = record.StatusFailed, ferr.Error()
 	case ferr != nil:
-		rec.Status, rec.Error = StatusFailed, ferr.Error()
+		rec.Status, rec.Error = record.StatusFailed, ferr.Error()
 	}
 	resJSON, jerr := json.Marshal(stepResults{Result: result, Server: rec.Server, Host: rec.Host})
 	if jerr != nil {
@@ -189,7 +172,7 @@ type stepStart struct {
 
 // startStep reads the settings, provenance and counters of srv at the start
 // of a step into rec and starts tracking the cache peaks.
-func (r *Run) startStep(ctx context.Context, srv *Server, spec StepSpec, rec *StepRecord) stepStart {
+func (r *Run) startStep(ctx context.Context, srv *Server, spec StepSpec, rec *record.StepRecord) stepStart {
 	if st, err := srv.Settings(ctx); err == nil {
 		rec.Settings = &st
 	} else {
@@ -207,26 +190,26 @@ func (r *Run) startStep(ctx context.Context, srv *Server, spec StepSpec, rec *St
 // endStep reads the counters of srv at the end of a step, computes the
 // deltas and completes the provenance's verdict. Without the counters at
 // both ends there is no verdict, and the reason says why.
-func (r *Run) endStep(ctx context.Context, srv *Server, start stepStart, down *ServerDownError, rec *StepRecord) {
+func (r *Run) endStep(ctx context.Context, srv *Server, start stepStart, down *ServerDownError, rec *record.StepRecord) {
 	p := rec.Provenance
 	switch {
 	case start.before == nil:
-		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the start of the step (serverStatus: %v)", start.err)
+		p.Verdict, p.Reason = record.VerdictUnknown, fmt.Sprintf("no counters at the start of the step (serverStatus: %v)", start.err)
 		return
 	case down != nil:
 		quiet := *down
 		quiet.Log = ""
-		p.Verdict, p.Reason = VerdictUnknown, "no counters at the end of the step: "+quiet.Error()
+		p.Verdict, p.Reason = record.VerdictUnknown, "no counters at the end of the step: "+quiet.Error()
 		return
 	case !srv.available():
-		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the end of the step: %s was stopped during it", srv.Name)
+		p.Verdict, p.Reason = record.VerdictUnknown, fmt.Sprintf("no counters at the end of the step: %s was stopped during it", srv.Name)
 		return
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	after, err := srv.sampleStatus(sctx)
 	if err != nil {
-		p.Verdict, p.Reason = VerdictUnknown, fmt.Sprintf("no counters at the end of the step (serverStatus: %v)", err)
+		p.Verdict, p.Reason = record.VerdictUnknown, fmt.Sprintf("no counters at the end of the step (serverStatus: %v)", err)
 		return
 	}
 	r.cfg.Store.AddSample(r.ID, "server:"+srv.Name, time.Now(), after)
@@ -260,16 +243,7 @@ func (e *stepDownError) Unwrap() []error {
 	return []error{e.down, e.err}
 }
 
-func stepTitle(spec StepSpec) string {
-	if len(spec.Labels) == 0 {
-		return spec.Name
-	}
-	parts := []string{}
-	for _, k := range sortedLabelKeys(spec.Labels) {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, spec.Labels[k]))
-	}
-	return spec.Name + " (" + strings.Join(parts, " ") + ")"
-}
+func stepTitle(spec StepSpec) string { return record.StepTitle(spec.Name, spec.Labels) }
 
 func (r *Run) setCurrent(title string) {
 	r.mu.Lock()
@@ -284,52 +258,12 @@ func (r *Run) CurrentStep() string {
 	return r.current
 }
 
-// Settings are the server settings in force, from getCmdLineOpts and
-// getParameter: the knobs (hostctl.Settings, by their options' names) as
-// the server parsed them, the cache's size and what the server says.
-type Settings struct {
-	hostctl.Settings
-	CacheMaxBytes int64          `json:"cache_max_bytes,omitempty"`
-	Argv          []string       `json:"argv,omitempty"`
-	Parsed        any            `json:"parsed,omitempty"`
-	Parameters    map[string]any `json:"parameters,omitempty"`
-}
-
-// UnmarshalJSON reads a step's recorded settings, those recorded before
-// the knobs took their options' names too ("cache_size_gb",
-// "engine_config", "sync_delay").
-func (st *Settings) UnmarshalJSON(b []byte) error {
-	type plain Settings
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	var old struct {
-		CacheSizeGB  *float64 `json:"cache_size_gb"`
-		EngineConfig *string  `json:"engine_config"`
-		SyncDelay    *float64 `json:"sync_delay"`
-	}
-	if err := json.Unmarshal(b, &old); err == nil {
-		if old.CacheSizeGB != nil && p.CacheSizeGB == 0 {
-			p.CacheSizeGB = *old.CacheSizeGB
-		}
-		if old.EngineConfig != nil && p.EngineConfig == "" {
-			p.EngineConfig = *old.EngineConfig
-		}
-		if old.SyncDelay != nil && p.SyncDelay == 0 {
-			p.SyncDelay = *old.SyncDelay
-		}
-	}
-	*st = Settings(p)
-	return nil
-}
-
 // Settings reads the settings in force from the server itself: the knobs
 // where the table says to read them (getCmdLineOpts' parsed options, at
 // their config keys), every parameter (getParameter) and the cache's size
 // (serverStatus).
-func (s *Server) Settings(ctx context.Context) (Settings, error) {
-	var st Settings
+func (s *Server) Settings(ctx context.Context) (record.Settings, error) {
+	var st record.Settings
 	opts, err := s.Command(ctx, bson.D{{Key: "getCmdLineOpts", Value: 1}})
 	if err != nil {
 		return st, fmt.Errorf("getCmdLineOpts: %w", err)
@@ -390,34 +324,7 @@ func jsonable(v bson.RawValue) any {
 	return m["v"]
 }
 
-// ServerDeltas are the server-side changes over a step. A field is nil
-// (null in the record, "–" in tables) when the server does not report the
-// metric: a counter it lacks is not measured, never a zero.
-type ServerDeltas struct {
-	PagesRead         *float64           `json:"pages_read"`
-	BytesRead         *float64           `json:"bytes_read"`
-	EvictedUnmodified *float64           `json:"evicted_unmodified"`
-	EvictedModified   *float64           `json:"evicted_modified"`
-	AppThreadEvicted  *float64           `json:"app_thread_evicted"`
-	AppEvictMicros    *float64           `json:"app_thread_evict_micros"`
-	CacheUsedPeak     *float64           `json:"cache_used_peak"`
-	DirtyPeak         *float64           `json:"dirty_peak"`
-	CacheMax          *float64           `json:"cache_max"`
-	Opcounters        map[string]float64 `json:"opcounters,omitempty"`
-	// PerOp is what older runs recorded as pages read per operation of
-	// each type (all pages over that type's count): read back, no longer
-	// written. Pages read per operation is MeasuresOf's PagesReadPerOp.
-	PerOp map[string]float64 `json:"per_op,omitempty"`
-}
-
-// AppThreadEvictMetric is the time application threads spent evicting.
-const AppThreadEvictMetric = "wiredTiger.thread-yield.application thread time evicting (usecs)"
-
-// hasCacheStats reports whether the server reported WiredTiger's cache
-// statistics over the step.
-func (d *ServerDeltas) hasCacheStats() bool { return d != nil && d.PagesRead != nil }
-
-func serverDeltas(before, after map[string]float64, pt *peakTracker, result any) *ServerDeltas {
+func serverDeltas(before, after map[string]float64, pt *peakTracker, result any) *record.ServerDeltas {
 	d := func(k string) *float64 {
 		a, okA := after[k]
 		b, okB := before[k]
@@ -434,13 +341,13 @@ func serverDeltas(before, after map[string]float64, pt *peakTracker, result any)
 		return nil
 	}
 	c := CacheMetric
-	sd := &ServerDeltas{
+	sd := &record.ServerDeltas{
 		PagesRead:         d(c("pages read into cache")),
 		BytesRead:         d(c("bytes read into cache")),
 		EvictedUnmodified: d(c("unmodified pages evicted")),
 		EvictedModified:   d(c("modified pages evicted")),
 		AppThreadEvicted:  d(c("pages evicted by application threads")),
-		AppEvictMicros:    d(AppThreadEvictMetric),
+		AppEvictMicros:    d(record.AppThreadEvictMetric),
 		CacheUsedPeak:     pt.get(c("bytes currently in the cache")),
 		DirtyPeak:         pt.get(c("tracked dirty bytes in the cache")),
 		CacheMax:          at(c("maximum bytes configured")),

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"wtd/engine/mongodconf"
 	"wtd/hostctl"
 )
 
@@ -13,7 +14,7 @@ func TestEditConfigKeepsOtherKeysAndComments(t *testing.T) {
 	in := "# mongod.conf\n\nsystemLog:\n    destination: file # where\n    path: '/var/log/mongodb/mongod.log'\n\n# storage\nstorage:\n    dbPath: \"/data\"\n    journal: {enabled: true}\nnet: {port: 27017, bindIp: 127.0.0.1}\nsetParameter:\n    ttlMonitorSleepSecs: 60\n"
 	c, sd := 0.25, 25.0
 	ec := "eviction_target=75"
-	out, err := editConfig([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: c, SyncDelay: sd, EngineConfig: ec,
+	out, err := mongodconf.Apply([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: c, SyncDelay: sd, EngineConfig: ec,
 		SetParameters: map[string]string{"ttlMonitorSleepSecs": "30", "x": "true"}})))
 	if err != nil {
 		t.Fatal(err)
@@ -27,16 +28,16 @@ func TestEditConfigKeepsOtherKeysAndComments(t *testing.T) {
 			t.Errorf("edited config lacks %q:\n%s", want, got)
 		}
 	}
-	spec, err := configSettings(out)
+	spec, err := mongodconf.Settings(out)
 	if err != nil || spec.CacheSizeGB != 0.25 || spec.SyncDelay != 25 || spec.EngineConfig != ec || spec.SetParameters["ttlMonitorSleepSecs"] != "30" {
 		t.Errorf("settings read back: %+v, %v", spec, err)
 	}
 	bad := 0.1
-	out, _ = editConfig([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: bad})))
-	if spec, _ := configSettings(out); spec.Check() == nil {
+	out, _ = mongodconf.Apply([]byte(in), editsFor(changing(hostctl.Settings{CacheSizeGB: bad})))
+	if spec, _ := mongodconf.Settings(out); spec.Check() == nil {
 		t.Error("cacheSizeGB 0.1 passed the settings checks")
 	}
-	if _, err := editConfig([]byte("port = 27017\n"), nil); err == nil {
+	if _, err := mongodconf.Apply([]byte("port = 27017\n"), nil); err == nil {
 		t.Error("an INI-style config was edited")
 	}
 }
@@ -44,11 +45,11 @@ func TestEditConfigKeepsOtherKeysAndComments(t *testing.T) {
 func TestWriteFileAsKeepsTheMode(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "mongod.conf")
 	os.WriteFile(p, []byte("a: 1\n"), 0o604)
-	o, err := statOwner(p)
+	o, err := mongodconf.StatOwner(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := writeFileAs(p, []byte("a: 2\n"), o); err != nil {
+	if err := mongodconf.WriteAs(p, []byte("a: 2\n"), o); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(p)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testhost"
 )
@@ -33,6 +34,6 @@ func startTestRun(t testing.TB, cfg Config) (*Run, *store.Store, *bytes.Buffer) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Finish(context.Background(), StatusAborted, "test cleanup") })
+	t.Cleanup(func() { r.Finish(context.Background(), record.StatusAborted, "test cleanup") })
 	return r, st, log
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 	"wtd/hostctl"
@@ -82,7 +83,7 @@ func newTestRun(t *testing.T, opts ...runOption) *testRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tr.run.Finish(context.Background(), engine.StatusAborted, "test cleanup") })
+	t.Cleanup(func() { tr.run.Finish(context.Background(), record.StatusAborted, "test cleanup") })
 	return tr
 }
 
@@ -409,7 +410,7 @@ func TestStep(t *testing.T) {
 		t.Fatalf("%d steps recorded, want 4", len(steps))
 	}
 	for i, st := range steps[:2] {
-		if st.Name != "reads" || st.Status != engine.StatusOK {
+		if st.Name != "reads" || st.Status != record.StatusOK {
 			t.Errorf("step %d = %s %s, want reads ok", i, st.Name, st.Status)
 		}
 		if st.Labels["round"] != float64(i+1) || st.Labels["cacheSizeGB"] != 0.25 {
@@ -424,7 +425,7 @@ func TestStep(t *testing.T) {
 		}
 		if st.Server == nil || st.Settings == nil || st.Settings.CacheMaxBytes != 268435456 || st.Provenance == nil {
 			t.Errorf("step %d lacks server deltas, settings or provenance: %+v", i, st)
-		} else if v := engine.MeasuresOf(st).PagesReadPerOp; v == nil {
+		} else if v := record.MeasuresOf(st).PagesReadPerOp; v == nil {
 			t.Errorf("step %d has no pages read/op (server deltas %+v)", i, st.Server)
 		}
 	}
@@ -434,7 +435,7 @@ func TestStep(t *testing.T) {
 	if steps[2].Labels["note"] != "x" || steps[2].Provenance == nil || steps[2].Provenance.NS != "bench.c" {
 		t.Errorf("plain step = %+v", steps[2])
 	}
-	if st := steps[3]; st.Name != "boom" || st.Status != engine.StatusFailed || !strings.Contains(st.Error, "kaboom") {
+	if st := steps[3]; st.Name != "boom" || st.Status != record.StatusFailed || !strings.Contains(st.Error, "kaboom") {
 		t.Errorf("failing step = %s %s %q", st.Name, st.Status, st.Error)
 	}
 	out := tr.out.String()
@@ -451,7 +452,7 @@ func TestFailingStepFailsPlaybook(t *testing.T) {
 	_, err := RunPlaybook(context.Background(), "inline.lua", src, tr.env(nil))
 	wantPrefix(t, err, "inline.lua:5: nope")
 	steps := tr.run.Steps()
-	if len(steps) != 1 || steps[0].Status != engine.StatusFailed || !strings.Contains(steps[0].Error, "inline.lua:5: nope") {
+	if len(steps) != 1 || steps[0].Status != record.StatusFailed || !strings.Contains(steps[0].Error, "inline.lua:5: nope") {
 		t.Fatalf("steps = %+v", steps)
 	}
 	// log() records events: the one before the step is there (so the

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testhost"
 )
@@ -36,7 +37,7 @@ io.write("f")`
 	if _, err := RunPlaybook(ctx, "out.lua", src, Env{Run: run, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	run.Finish(ctx, engine.StatusOK, "")
+	run.Finish(ctx, record.StatusOK, "")
 	if !strings.HasPrefix(out.String(), "a\t1\nb 2\nc d\ne") {
 		t.Errorf("output %q", out.String())
 	}
@@ -47,10 +48,10 @@ io.write("f")`
 	var got []string
 	for _, ev := range evs {
 		switch ev.Source {
-		case engine.SourcePrint, "playbook":
+		case record.SourcePrint, "playbook":
 			got = append(got, ev.Source+":"+ev.Message)
-		case engine.SourceTable:
-			opt, n, ok := engine.TableOf(ev)
+		case record.SourceTable:
+			opt, n, ok := record.TableOf(ev)
 			if !ok || opt.By != "round" || opt.Title != "T" || n != 0 {
 				t.Errorf("table event %+v", ev)
 			}

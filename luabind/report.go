@@ -1,9 +1,9 @@
 package luabind
 
 import (
-	lua "github.com/yuin/gopher-lua"
+	"wtd/engine/record"
 
-	"wtd/engine"
+	lua "github.com/yuin/gopher-lua"
 )
 
 func (b *binding) openReport(L *lua.LState) {
@@ -15,24 +15,24 @@ func (b *binding) openReport(L *lua.LState) {
 
 // report.table{ by = "cacheSizeGB", title = "..." }
 //
-// Prints the run's steps so far as a table (engine.WriteReport): one row
+// Prints the run's steps so far as a table (record.WriteReport): one row
 // per step, grouped by the label or setting named by by, then min/median/max
 // of ops/s over repeated steps. The call is recorded with the run, so the
 // table can be redrawn from the database (wtd show).
 func (b *binding) reportTable(L *lua.LState) int {
 	o := checkOptions(L, 1, "report.table", "by", "title")
-	var opt engine.ReportOptions
+	var opt record.ReportOptions
 	opt.By, _ = o.str("by")
 	opt.Title, _ = o.str("title")
 	steps := b.env.Run.Steps()
-	engine.WriteReport(b.out, steps, opt)
+	record.WriteReport(b.out, steps, opt)
 	b.env.Run.RecordTable(opt, len(steps))
 	return 0
 }
 
 // report.steps() -> list of the run's finished steps
 //
-// Each step is engine.StepRecord by its JSON names: name, seq, labels,
+// Each step is record.StepRecord by its JSON names: name, seq, labels,
 // status, error, start and end (RFC 3339 text), settings, provenance, result, server.
 func (b *binding) reportSteps(L *lua.LState) int {
 	v, err := structToLua(L, b.env.Run.Steps())

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/workload"
 )
 
@@ -73,7 +73,7 @@ log("not reached")
 		t.Fatalf("%d steps, want 1", len(steps))
 	}
 	st := steps[0]
-	if st.Status != engine.StatusFailed || !strings.Contains(st.Error, "server m1 exited (killed by signal 9, SIGKILL) ") || !strings.Contains(st.Error, " s into the step") {
+	if st.Status != record.StatusFailed || !strings.Contains(st.Error, "server m1 exited (killed by signal 9, SIGKILL) ") || !strings.Contains(st.Error, " s into the step") {
 		t.Errorf("step %s %q, want failed because m1 was killed", st.Status, st.Error)
 	}
 	res, ok := st.Result.(workload.Result)

@@ -4,7 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"wtd/compare"
-	"wtd/engine"
+	"wtd/engine/record"
 )
 
 func (b *binding) openThreshold(L *lua.LState) {
@@ -25,7 +25,7 @@ func (b *binding) openThreshold(L *lua.LState) {
 // lists them. The declaration is checked at once.
 func (b *binding) threshold(L *lua.LState) int {
 	o := checkOptions(L, 1, "threshold", "step", "measure", "max", "min", "vs_baseline")
-	var t engine.Threshold
+	var t record.Threshold
 	t.Step, _ = o.str("step")
 	t.Measure, _ = o.str("measure")
 	if v, ok := o.number("max"); ok {

@@ -3,7 +3,7 @@ package luabind
 import (
 	"testing"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/workload"
 )
 
@@ -13,7 +13,7 @@ import (
 func TestWorkloadOptions(t *testing.T) {
 	tr := newTestRun(t, withServer(t))
 	tr.mustRunFile(t, "workload_test.lua", tr.env(nil))
-	var knee []engine.StepRecord
+	var knee []record.StepRecord
 	for _, st := range tr.run.Steps() {
 		if st.Name == "knee" {
 			knee = append(knee, st)
@@ -24,7 +24,7 @@ func TestWorkloadOptions(t *testing.T) {
 	}
 	for i, st := range knee {
 		wr, ok := st.Result.(workload.Result)
-		if !ok || st.Labels["threads"] != i+1 || st.Labels["round"] != 1.0 || wr.Total.Count == 0 || st.Status != engine.StatusOK {
+		if !ok || st.Labels["threads"] != i+1 || st.Labels["round"] != 1.0 || wr.Total.Count == 0 || st.Status != record.StatusOK {
 			t.Errorf("sweep step %d: labels %v, result %T %+v, status %s", i, st.Labels, st.Result, wr.Total, st.Status)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/engine/workload"
 	"wtd/internal/testbin"
@@ -87,9 +88,9 @@ func TestPlaybooksRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, perr := luabind.RunPlaybook(ctx, f, string(src), luabind.Env{Run: r, Overrides: params, Out: &out})
-			status := engine.StatusOK
+			status := record.StatusOK
 			if perr != nil {
-				status = engine.StatusFailed
+				status = record.StatusFailed
 			}
 			if err := r.Finish(ctx, status, ""); err != nil {
 				t.Error(err)
@@ -110,7 +111,7 @@ func TestPlaybooksRun(t *testing.T) {
 				t.Fatalf("%s recorded %d steps", f, len(steps))
 			}
 			for _, s := range steps {
-				if s.Status != engine.StatusOK || s.Server == nil || s.Settings == nil {
+				if s.Status != record.StatusOK || s.Server == nil || s.Settings == nil {
 					t.Errorf("step %s: status %s, server deltas %v, settings %v", s.Name, s.Status, s.Server != nil, s.Settings != nil)
 				}
 			}
@@ -135,13 +136,13 @@ func TestPlaybooksRun(t *testing.T) {
 
 // points check, per playbook, the one result that shows its experiment's
 // point, on the shrunk run.
-var points = map[string]func(t *testing.T, steps []engine.StepRecord){
+var points = map[string]func(t *testing.T, steps []record.StepRecord){
 	// A working set twice the cache misses it on many reads; one that fits
 	// (after a round to warm it) hardly ever.
-	"cache_sweep.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"cache_sweep.lua": func(t *testing.T, steps []record.StepRecord) {
 		small, big := lastRound(t, steps, "reads all", 0.03), lastRound(t, steps, "reads all", 0.25)
-		perOp := func(st engine.StepRecord) float64 {
-			if v := engine.MeasuresOf(st).PagesReadPerOp; v != nil {
+		perOp := func(st record.StepRecord) float64 {
+			if v := record.MeasuresOf(st).PagesReadPerOp; v != nil {
 				return *v
 			}
 			t.Fatalf("step %d %s: no pages read/op", st.Seq, st.Name)
@@ -155,7 +156,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	},
 	// The dirty trigger (20% of the cache) bounds the dirty peak of the
 	// small cache, not of the large one.
-	"write_pressure.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"write_pressure.lua": func(t *testing.T, steps []record.StepRecord) {
 		peak := map[any]float64{}
 		for _, s := range steps {
 			if s.Server != nil && s.Server.DirtyPeak != nil {
@@ -170,7 +171,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	},
 	// Application-thread eviction time is what the eviction settings are
 	// about: every measured step records it.
-	"eviction_sweep.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"eviction_sweep.lua": func(t *testing.T, steps []record.StepRecord) {
 		n := 0
 		for _, s := range steps[1:] {
 			if s.Server == nil || s.Server.AppEvictMicros == nil || s.Server.AppThreadEvicted == nil {
@@ -185,7 +186,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	// The cache step ran with the smaller cache in force (the service was
 	// restarted with its config changed), each later one kept it, and every
 	// measured step records application-thread eviction.
-	"field_tuning.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"field_tuning.lua": func(t *testing.T, steps []record.StepRecord) {
 		seen := map[string]int64{}
 		for _, s := range steps {
 			label, ok := s.Labels["setting"].(string)
@@ -208,7 +209,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	},
 	// Each measured step ran with the read-ticket limit its label names;
 	// with 5 tickets the slow reads queue, with 128 none does.
-	"tickets.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"tickets.lua": func(t *testing.T, steps []record.StepRecord) {
 		const q = "queues.execution.read.normalPriority."
 		seen := 0
 		for _, s := range steps {
@@ -249,8 +250,8 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	},
 	// Each YCSB workload ran its operations in its proportions, after a
 	// warm-up the step records.
-	"ycsb.lua": func(t *testing.T, steps []engine.StepRecord) {
-		byName := map[string]engine.StepRecord{}
+	"ycsb.lua": func(t *testing.T, steps []record.StepRecord) {
+		byName := map[string]record.StepRecord{}
 		for _, s := range steps {
 			byName[s.Name] = s
 		}
@@ -281,7 +282,7 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 	},
 	// The knee the playbook reports is the rule applied to the steps it
 	// recorded, one per thread count.
-	"knee.lua": func(t *testing.T, steps []engine.StepRecord) {
+	"knee.lua": func(t *testing.T, steps []record.StepRecord) {
 		var points []workload.SweepPoint
 		var knee map[string]any
 		for _, s := range steps {
@@ -311,9 +312,9 @@ var points = map[string]func(t *testing.T, steps []engine.StepRecord){
 
 // lastRound returns the step named name with the largest round at the cache
 // size gb.
-func lastRound(t *testing.T, steps []engine.StepRecord, name string, gb float64) engine.StepRecord {
+func lastRound(t *testing.T, steps []record.StepRecord, name string, gb float64) record.StepRecord {
 	t.Helper()
-	var found *engine.StepRecord
+	var found *record.StepRecord
 	for i, s := range steps {
 		if s.Name == name && s.Labels["cacheSizeGB"] == gb && s.Server != nil {
 			if found == nil || s.Labels["round"].(float64) > found.Labels["round"].(float64) {

@@ -88,7 +88,7 @@ var metricCharts = []metricChart{
 		{"read into cache", engine.CacheMetric("pages read into cache"), true, 1},
 		{"written from cache", engine.CacheMetric("pages written from cache"), true, 1}}},
 	{id: "evict", title: "Application-thread eviction", unit: "ms of eviction per s", note: "time application threads spent evicting pages instead of serving requests", lines: []metricLine{
-		{"app-thread eviction", engine.AppThreadEvictMetric, true, 1e-3}}},
+		{"app-thread eviction", record.AppThreadEvictMetric, true, 1e-3}}},
 	{id: "tickets", title: "Tickets out and operations queued", unit: "count", lines: []metricLine{
 		{"read tickets out", "wiredTiger.concurrentTransactions.read.out", false, 1},
 		{"write tickets out", "wiredTiger.concurrentTransactions.write.out", false, 1},
@@ -190,7 +190,7 @@ func stepSeries(rec *record.Record) (ops, p99 RunData) {
 	ops = RunData{Run: rec.Run.ID, Series: []Series{{Label: "ops/s"}}}
 	p99 = RunData{Run: rec.Run.ID, Series: []Series{{Label: "p99"}}}
 	for _, s := range rec.Steps {
-		o, q := engine.SecondSeries(s)
+		o, q := record.SecondSeries(s)
 		if len(o) > 1 {
 			o, q = o[:len(o)-1], q[:len(q)-1]
 		}
@@ -297,7 +297,7 @@ func metricSeries(rec *record.Record, rc runColumns, mc metricChart) RunData {
 					continue
 				}
 				if l.rate {
-					y = engine.Rates(cols.TS, y)
+					y = record.Rates(cols.TS, y)
 				}
 				for j := range y {
 					y[j] *= l.scale

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -14,16 +13,16 @@ import (
 // their per-second points in time order, with a gap between steps.
 func TestStepSeriesKeepsTimeOrder(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	step := func(seq int, start time.Duration, counts ...int64) engine.StepRecord {
+	step := func(seq int, start time.Duration, counts ...int64) record.StepRecord {
 		var pts []any
 		for i, n := range counts {
 			pts = append(pts, map[string]any{"second": float64(i), "counts": map[string]any{"read": float64(n)}, "p99_micros": map[string]any{"read": 500.0}})
 		}
-		return engine.StepRecord{Seq: seq, Name: "reads", Start: t0.Add(start), End: t0.Add(start + time.Duration(len(counts))*time.Second),
-			Status: engine.StatusOK, Result: map[string]any{"series": pts}}
+		return record.StepRecord{Seq: seq, Name: "reads", Start: t0.Add(start), End: t0.Add(start + time.Duration(len(counts))*time.Second),
+			Status: record.StatusOK, Result: map[string]any{"series": pts}}
 	}
 	rec := &record.Record{Run: store.Run{ID: 1, RunInfo: store.RunInfo{StartedAt: t0}},
-		Steps: []engine.StepRecord{step(1, 0, 10, 20, 5), step(2, 2050*time.Millisecond, 30, 40, 1)}}
+		Steps: []record.StepRecord{step(1, 0, 10, 20, 5), step(2, 2050*time.Millisecond, 30, 40, 1)}}
 	ops, p99 := stepSeries(rec)
 	if len(ops.X) != 6 {
 		t.Fatalf("x %v", ops.X)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"wtd/compare"
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -71,7 +70,7 @@ type serverView struct{ Name, URI, Version, GitVersion, How string }
 type stepView struct {
 	Seq                                                    int
 	Title, Status, Start, Duration, Verdict, Reason, Error string
-	Fields                                                 []engine.Field
+	Fields                                                 []record.Field
 }
 
 type tableView struct{ Title, Text string }
@@ -133,10 +132,10 @@ func viewRun(rec *record.Record) runView {
 	r := rec.Run
 	v := runView{ID: r.ID, Playbook: r.PlaybookPath, Status: r.Status, Reason: r.Reason,
 		Started: r.StartedAt.Local().Format("2006-01-02 15:04:05 MST"), Duration: since(r.StartedAt, r.EndedAt),
-		Trigger: r.Trigger, Params: engine.ParamsShort(r.Params), SHA: r.PlaybookSHA256, Host: engine.HostShort(r.Host),
+		Trigger: r.Trigger, Params: record.ParamsShort(r.Params), SHA: r.PlaybookSHA256, Host: record.HostShort(r.Host),
 		Wtd: r.WtdVersion, Samples: fmt.Sprintf("%d (%s)", rec.Samples, strings.Join(rec.Sources, ", "))}
 	for _, s := range rec.Servers {
-		v.Servers = append(v.Servers, serverView{s.Name, s.URI, s.Version, s.GitVersion, engine.ServerHow(s)})
+		v.Servers = append(v.Servers, serverView{s.Name, s.URI, s.Version, s.GitVersion, record.ServerHow(s)})
 	}
 	for _, s := range rec.Steps {
 		sv := stepView{Seq: s.Seq, Title: s.Title(), Status: s.Status, Start: fmt.Sprintf("+%.2fs", s.Start.Sub(r.StartedAt).Seconds()),
@@ -158,9 +157,9 @@ func viewRun(rec *record.Record) runView {
 	for _, ev := range rec.Events {
 		at := ev.TS.Sub(r.StartedAt).Seconds()
 		switch {
-		case ev.Source == engine.SourceTable:
+		case ev.Source == record.SourceTable:
 			fmt.Fprintf(&out, "%+8.2fs  (report.table: shown above)\n", at)
-		case ev.Source == engine.SourcePrint:
+		case ev.Source == record.SourcePrint:
 			fmt.Fprintf(&out, "%+8.2fs  %s\n", at, ev.Message)
 		default:
 			fmt.Fprintf(&out, "%+8.2fs  %-5s %-8s %s\n", at, ev.Level, ev.Source, ev.Message)

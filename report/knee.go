@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/workload"
 )
@@ -63,8 +62,8 @@ func sweeps(rec *record.Record) []sweep {
 	var names []string
 	for _, s := range rec.Steps {
 		n, ok := s.Labels["threads"].(float64)
-		m := engine.MeasuresOf(s)
-		if !ok || m.OpsPerSec == nil || m.Load || s.Status != engine.StatusOK || n < 1 {
+		m := record.MeasuresOf(s)
+		if !ok || m.OpsPerSec == nil || m.Load || s.Status != record.StatusOK || n < 1 {
 			continue
 		}
 		if by[s.Name] == nil {
@@ -85,7 +84,7 @@ func sweeps(rec *record.Record) []sweep {
 		}
 		sw := sweep{name: name}
 		for n, f := range by[name] {
-			med := func(v []float64) float64 { return engine.Summarise(v).Median }
+			med := func(v []float64) float64 { return record.Summarise(v).Median }
 			sw.points = append(sw.points, workload.SweepPoint{Threads: n, OpsPerSec: med(f.ops), P50Micros: med(f.p50), P99Micros: med(f.p99)})
 		}
 		slices.SortFunc(sw.points, func(a, b workload.SweepPoint) int { return a.Threads - b.Threads })

@@ -8,21 +8,20 @@ import (
 	"testing"
 
 	"wtd/compare"
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testbin"
 )
 
 // kneeStep is a recorded workload step of a sweep.
-func kneeStep(name string, threads, ops, p99 float64) engine.StepRecord {
-	return engine.StepRecord{Name: name, Status: engine.StatusOK, Labels: map[string]any{"threads": threads},
+func kneeStep(name string, threads, ops, p99 float64) record.StepRecord {
+	return record.StepRecord{Name: name, Status: record.StatusOK, Labels: map[string]any{"threads": threads},
 		Result: map[string]any{"total": map[string]any{"ops_per_sec": ops, "p50_micros": p99 / 4, "p99_micros": p99}}}
 }
 
 func TestKneeCharts(t *testing.T) {
-	rec := &record.Record{Run: store.Run{ID: 7}, Steps: []engine.StepRecord{
-		{Name: "load", Status: engine.StatusOK, Labels: map[string]any{"threads": 8.0}, Result: map[string]any{"docs": 1000.0, "batch": map[string]any{}}},
+	rec := &record.Record{Run: store.Run{ID: 7}, Steps: []record.StepRecord{
+		{Name: "load", Status: record.StatusOK, Labels: map[string]any{"threads": 8.0}, Result: map[string]any{"docs": 1000.0, "batch": map[string]any{}}},
 		kneeStep("threads", 1, 1000, 1000), kneeStep("threads", 2, 1900, 1100), kneeStep("threads", 4, 3500, 1300),
 		kneeStep("threads", 8, 5000, 1800), kneeStep("threads", 16, 5200, 3500),
 		kneeStep("threads", 16, 5000, 3400), kneeStep("threads", 16, 5100, 3600), // repeated: the median counts
@@ -107,7 +106,7 @@ func TestKneeChartsOfARecordedSweep(t *testing.T) {
 		t.Fatalf("charts against threads: %+v", knee)
 	}
 	rd := knee[0].Runs[0]
-	var steps []engine.StepRecord
+	var steps []record.StepRecord
 	for _, s := range m.Records[0].Steps {
 		if s.Name == "threads" {
 			steps = append(steps, s)
@@ -117,7 +116,7 @@ func TestKneeChartsOfARecordedSweep(t *testing.T) {
 		t.Fatalf("x %v, %d sweep steps", rd.X, len(steps))
 	}
 	for i, s := range steps {
-		ops := engine.MeasuresOf(s).OpsPerSec
+		ops := record.MeasuresOf(s).OpsPerSec
 		if ops == nil || rd.X[i] != s.Labels["threads"] || rd.Series[0].Y[i] != *ops || *ops <= 0 {
 			t.Errorf("point %d: %v threads %v ops/s; step %v %v", i, rd.X[i], rd.Series[0].Y[i], s.Labels, ops)
 		}

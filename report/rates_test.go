@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -86,7 +87,7 @@ func countersRun(t *testing.T, st *store.Store) int64 {
 		st.AddSample(id, "server:m1", ts, map[string]float64{
 			c("pages read into cache"):            read + 100*up,
 			c("pages written from cache"):         written + 50*up,
-			engine.AppThreadEvictMetric:           evict + 2000*up,
+			record.AppThreadEvictMetric:           evict + 2000*up,
 			c("bytes currently in the cache"):     500 << 20,
 			c("tracked dirty bytes in the cache"): 20 << 20,
 			c("maximum bytes configured"):         1 << 30,

@@ -10,6 +10,7 @@ import (
 
 	"wtd/compare"
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/luabind"
@@ -63,7 +64,7 @@ type Run struct {
 // Result is how a run ended.
 type Result struct {
 	RunID  int64
-	Status string // engine.StatusOK, StatusFailed or StatusAborted
+	Status string // record.StatusOK, StatusFailed or StatusAborted
 	Reason string // why it did not end ok, URI passwords masked as recorded
 	// Err is what stopped the run: the playbook's error (a
 	// *luabind.ScriptError), the results database's, a panic; nil when ok.
@@ -172,22 +173,22 @@ func (r *Run) end(perr error) Result {
 	cause := context.Cause(r.Context())
 	switch {
 	case errors.As(perr, &pe):
-		return r.finish(engine.StatusFailed, pe.Error(), perr)
+		return r.finish(record.StatusFailed, pe.Error(), perr)
 	case perr == nil && r.StoreErr() == nil:
 		if failed, err := r.checkThresholds(); err != nil {
-			return r.finish(engine.StatusFailed, "check the thresholds: "+err.Error(), err)
+			return r.finish(record.StatusFailed, "check the thresholds: "+err.Error(), err)
 		} else if failed != "" {
-			return r.finish(engine.StatusFailed, failed, errors.New(failed))
+			return r.finish(record.StatusFailed, failed, errors.New(failed))
 		}
-		return r.finish(engine.StatusOK, "", nil)
+		return r.finish(record.StatusOK, "", nil)
 	case r.StoreErr() != nil:
-		return r.finish(engine.StatusFailed, r.StoreErr().Error(), r.StoreErr())
+		return r.finish(record.StatusFailed, r.StoreErr().Error(), r.StoreErr())
 	case r.Context().Err() != nil && errors.As(cause, &le):
-		return r.finish(engine.StatusFailed, le.Msg, le)
+		return r.finish(record.StatusFailed, le.Msg, le)
 	case r.Context().Err() != nil:
-		return r.finish(engine.StatusAborted, "interrupted: "+cause.Error(), perr)
+		return r.finish(record.StatusAborted, "interrupted: "+cause.Error(), perr)
 	default:
-		return r.finish(engine.StatusFailed, perr.Error(), perr)
+		return r.finish(record.StatusFailed, perr.Error(), perr)
 	}
 }
 

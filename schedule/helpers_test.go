@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/internal/testbin"
@@ -66,22 +67,22 @@ func (f *fixture) launch(ctx context.Context, job Job) (*Handle, error) {
 	done := make(chan RunEnd, 1)
 	go func() {
 		start := time.Now()
-		status, reason := engine.StatusOK, ""
+		status, reason := record.StatusOK, ""
 		if f.server {
 			srv, err := r.StartServer(r.Context(), engine.ServerOptions{Settings: hostctl.Settings{CacheSizeGB: 0.25}})
 			if err != nil {
-				status, reason = engine.StatusFailed, err.Error()
+				status, reason = record.StatusFailed, err.Error()
 			} else {
 				f.mu.Lock()
 				f.pids[r.ID] = srv.PID()
 				f.mu.Unlock()
 			}
 		}
-		if status == engine.StatusOK {
+		if status == record.StatusOK {
 			select {
 			case <-time.After(f.hold):
 			case <-r.Context().Done():
-				status, reason = engine.StatusAborted, "interrupted: "+context.Cause(r.Context()).Error()
+				status, reason = record.StatusAborted, "interrupted: "+context.Cause(r.Context()).Error()
 			}
 		}
 		fctx, cancel := context.WithTimeout(context.Background(), time.Minute)

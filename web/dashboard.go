@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"wtd/compare"
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/report"
 )
@@ -172,7 +172,7 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		if end.IsZero() {
 			end = time.Now() // the time it has gone so far
 		}
-		row := runRow{ID: run.ID, Playbook: run.PlaybookPath, Params: engine.ParamsShort(run.Params), Trigger: run.Trigger,
+		row := runRow{ID: run.ID, Playbook: run.PlaybookPath, Params: record.ParamsShort(run.Params), Trigger: run.Trigger,
 			Started: localTime(run.StartedAt), Duration: end.Sub(run.StartedAt).Round(time.Second).String(),
 			Status: run.Status, Reason: run.Reason, Verdict: vs[run.ID]}
 		p.Runs = append(p.Runs, row)
@@ -302,7 +302,7 @@ func (s *Server) schedulesView(ctx context.Context) (schedulesPage, error) {
 		return p, err
 	}
 	for _, sc := range reply.Schedules {
-		row := scheduleRow{ScheduleView: sc, ParamsText: engine.ParamsShort(sc.Params)}
+		row := scheduleRow{ScheduleView: sc, ParamsText: record.ParamsShort(sc.Params)}
 		for _, t := range sc.Next[:min(3, len(sc.Next))] {
 			row.NextText = append(row.NextText, localTime(t))
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/compare"
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -170,7 +169,7 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 			// One step of each side, compared under one title.
 			title := base.Steps[0].Title() + " vs " + rec.Steps[0].Title()
 			a := *base
-			a.Steps = []engine.StepRecord{retitled(base.Steps[0], title)}
+			a.Steps = []record.StepRecord{retitled(base.Steps[0], title)}
 			rec.Steps[0] = retitled(rec.Steps[0], title)
 			out = append(out, compare.Records(&a, rec, f.opt))
 			continue
@@ -190,12 +189,12 @@ func loadCompared(ctx context.Context, st *store.Store, id int64, step string) (
 	if step == "" {
 		return rec, nil
 	}
-	var found []engine.StepRecord
+	var found []record.StepRecord
 	var titles []string
 	for _, s := range rec.Steps {
 		titles = append(titles, s.Title())
 		if s.Title() == step {
-			found = []engine.StepRecord{s}
+			found = []record.StepRecord{s}
 			break
 		}
 		if s.Name == step {
@@ -209,7 +208,7 @@ func loadCompared(ctx context.Context, st *store.Store, id int64, step string) (
 	return rec, nil
 }
 
-func retitled(s engine.StepRecord, title string) engine.StepRecord {
+func retitled(s record.StepRecord, title string) record.StepRecord {
 	s.Name, s.Labels = title, nil
 	return s
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/compare"
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -98,7 +98,7 @@ func sparkline(pts []compare.HistoryPoint) string {
 }
 
 func printHistory(w io.Writer, h *compare.History) {
-	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, termLine(h.Playbook), plural(len(h.Runs), "ok run"), orDash(termLine(engine.ParamsShort(h.Params))))
+	fmt.Fprintf(w, "%s of %s: %s with parameters %s", h.Measure, termLine(h.Playbook), plural(len(h.Runs), "ok run"), orDash(termLine(record.ParamsShort(h.Params))))
 	if len(h.Runs) > 0 {
 		fmt.Fprintf(w, ", runs %d to %d", h.Runs[0].ID, h.Runs[len(h.Runs)-1].ID)
 	}
@@ -119,7 +119,7 @@ func printHistory(w io.Writer, h *compare.History) {
 			fmt.Fprintf(w, "  not measured\n")
 			continue
 		}
-		st := engine.Summarise(vals)
+		st := record.Summarise(vals)
 		last := vals[len(vals)-1]
 		fmt.Fprintf(w, "  %d values: last %s, min %s, median %s, max %s\n", len(vals), compare.FormatValue(&last), compare.FormatValue(&st.Min), compare.FormatValue(&st.Median), compare.FormatValue(&st.Max))
 		switch {

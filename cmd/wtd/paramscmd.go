@@ -7,7 +7,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/luabind"
 )
 
@@ -49,7 +49,7 @@ without starting or contacting anything.`,
 			t.SetStyle(table.StyleLight)
 			t.AppendHeader(table.Row{"name", "type", "default"})
 			for _, p := range params {
-				t.AppendRow(table.Row{termLine(p.Name), p.Type, termLine(engine.ParamValue(p.Default))})
+				t.AppendRow(table.Row{termLine(p.Name), p.Type, termLine(record.ParamValue(p.Default))})
 			}
 			t.Render()
 			return nil

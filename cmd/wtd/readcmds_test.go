@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"wtd/engine"
+	"wtd/engine/record"
 )
 
 func TestShowRecordedRun(t *testing.T) {
@@ -292,7 +292,7 @@ func TestSamplesColumnsRatesAndSteps(t *testing.T) {
 func TestRates(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	ts := []time.Time{t0, t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(4 * time.Second), t0.Add(5 * time.Second)}
-	got := engine.Rates(ts, []float64{100, 150, 30, 50, math.NaN()})
+	got := record.Rates(ts, []float64{100, 150, 30, 50, math.NaN()})
 	want := []float64{math.NaN(), 50, 30, 10, math.NaN()}
 	for i := range want {
 		if !(got[i] == want[i] || math.IsNaN(got[i]) && math.IsNaN(want[i])) {

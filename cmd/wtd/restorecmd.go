@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -70,7 +71,7 @@ does it on demand, e.g. after a restore that failed. A run still going on
 // describeChange is one line about a change: what, on which server, and
 // whether it was put back.
 func describeChange(c store.Change) string {
-	what := engine.ChangeWhat(c)
+	what := record.ChangeWhat(c)
 	state := c.State
 	switch c.State {
 	case store.ChangeRestored:

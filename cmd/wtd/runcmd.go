@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/hostctl"
 	"wtd/runner"
@@ -246,10 +247,10 @@ func runPlaybook(ctx context.Context, env Env, openStore func(context.Context) (
 	fmt.Fprintf(env.Stderr, "wtd: run %d of %s, results in %s (memory limit %s)\n", r.ID, path, st.Path(), engine.FormatBytes(limits.MaxMemory))
 	res := r.Play()
 	switch {
-	case res.Status == engine.StatusOK:
+	case res.Status == record.StatusOK:
 		fmt.Fprintf(env.Stderr, "wtd: run %d ok (wtd show %d)\n", r.ID, r.ID)
 		return nil
-	case res.Status == engine.StatusAborted && ctx.Err() != nil:
+	case res.Status == record.StatusAborted && ctx.Err() != nil:
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("run %d aborted: %s", r.ID, res.Reason)}
 	case runner.IsParamError(res.Err):
 		return &exitError{code: exitUsage, err: fmt.Errorf("run %d failed: %w", r.ID, res.Err)}

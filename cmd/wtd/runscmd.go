@@ -10,7 +10,6 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -110,7 +109,7 @@ func differingParams(runs []store.Run) map[string]bool {
 	count := map[string]int{}
 	for _, r := range runs {
 		for k, v := range r.Params {
-			text := engine.ParamValue(v)
+			text := record.ParamValue(v)
 			if prev, ok := seen[k]; ok && prev != text {
 				out[k] = true
 			}
@@ -126,7 +125,7 @@ func differingParams(runs []store.Run) map[string]bool {
 	return out
 }
 
-// paramsDifferingFirst is engine.ParamsShort with the parameters in differ
+// paramsDifferingFirst is record.ParamsShort with the parameters in differ
 // first, so that a cut list still shows what tells runs apart.
 func paramsDifferingFirst(params map[string]any, differ map[string]bool) string {
 	first, rest := map[string]any{}, map[string]any{}
@@ -137,5 +136,5 @@ func paramsDifferingFirst(params map[string]any, differ map[string]bool) string 
 			rest[k] = v
 		}
 	}
-	return strings.TrimSpace(engine.ParamsShort(first) + " " + engine.ParamsShort(rest))
+	return strings.TrimSpace(record.ParamsShort(first) + " " + record.ParamsShort(rest))
 }

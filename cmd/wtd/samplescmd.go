@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -121,7 +121,7 @@ func pickMetric(names []string, want string) (string, error) {
 }
 
 // stepAt returns the step running at t, or nil.
-func stepAt(steps []engine.StepRecord, t time.Time) *engine.StepRecord {
+func stepAt(steps []record.StepRecord, t time.Time) *record.StepRecord {
 	for i := range steps {
 		s := &steps[i]
 		if !t.Before(s.Start) && (s.End.IsZero() || !t.After(s.End)) {
@@ -147,14 +147,14 @@ func printSamples(ctx context.Context, w io.Writer, st *store.Store, id int64, f
 	if err != nil {
 		return failed(err)
 	}
-	steps := engine.StepsFromStore(rawSteps)
+	steps := record.StepsFromStore(rawSteps)
 	cols, err := st.SeriesSet(ctx, id, f.source, metrics)
 	if err != nil {
 		return failed(err)
 	}
 	if f.rate {
 		for i := range cols.Values {
-			cols.Values[i] = engine.Rates(cols.TS, cols.Values[i])
+			cols.Values[i] = record.Rates(cols.TS, cols.Values[i])
 		}
 	}
 	if f.format == "json" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
 )
@@ -84,7 +83,7 @@ func showRun(w io.Writer, rec *record.Record) {
 	}
 	fmt.Fprintf(w, "  started:   %s (%s)\n", r.StartedAt.Local().Format(time.RFC3339), duration(r.StartedAt, r.EndedAt))
 	fmt.Fprintf(w, "  trigger:   %s\n", r.Trigger)
-	fmt.Fprintf(w, "  params:    %s\n", orDash(termLine(engine.ParamsShort(r.Params))))
+	fmt.Fprintf(w, "  params:    %s\n", orDash(termLine(record.ParamsShort(r.Params))))
 	fmt.Fprintf(w, "  playbook:  sha256 %s\n", r.PlaybookSHA256)
 	showServers(w, rec.Servers)
 	for i, c := range rec.Changes {
@@ -94,7 +93,7 @@ func showRun(w io.Writer, rec *record.Record) {
 		}
 		fmt.Fprintf(w, "  %-10s %s\n", label, describeChange(c))
 	}
-	fmt.Fprintf(w, "  host:      %s\n", engine.HostShort(r.Host))
+	fmt.Fprintf(w, "  host:      %s\n", record.HostShort(r.Host))
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
 	showArtifacts(w, rec.Files)
 	fmt.Fprintf(w, "  samples:   %d (%s)\n", rec.Samples, strings.Join(rec.Sources, ", "))
@@ -151,12 +150,12 @@ func showOutput(w io.Writer, rec *record.Record) {
 	fmt.Fprintf(w, "\noutput and events (offset from the run's start)\n")
 	for _, ev := range rec.Events {
 		at := offset(rec.Run.StartedAt, ev.TS)
-		if opt, n, ok := engine.TableOf(ev); ok {
+		if opt, n, ok := record.TableOf(ev); ok {
 			fmt.Fprintf(w, "%8s  report.table (redrawn from the record):\n", at)
-			engine.WriteReport(w, rec.Steps[:min(n, len(rec.Steps))], opt)
+			record.WriteReport(w, rec.Steps[:min(n, len(rec.Steps))], opt)
 			continue
 		}
-		if ev.Source == engine.SourcePrint {
+		if ev.Source == record.SourcePrint {
 			fmt.Fprintf(w, "%8s  %s\n", at, ev.Message)
 			continue
 		}
@@ -174,7 +173,7 @@ func compactJSON(v any) string {
 
 // showSettings prints a step's settings; of the server parameters, only
 // those that changed since the previous step (all of them are in --json).
-func showSettings(w io.Writer, s *engine.Settings, prev map[string]any) {
+func showSettings(w io.Writer, s *record.Settings, prev map[string]any) {
 	gb := "default"
 	if s.CacheSizeGB != 0 {
 		gb = strconv.FormatFloat(s.CacheSizeGB, 'f', -1, 64)
@@ -228,7 +227,7 @@ func plain(v any) string {
 	return fmt.Sprint(v)
 }
 
-func showProvenance(w io.Writer, p *engine.Provenance, fields []engine.Field) {
+func showProvenance(w io.Writer, p *record.Provenance, fields []record.Field) {
 	if p == nil {
 		return
 	}
@@ -258,7 +257,7 @@ func showServers(w io.Writer, servers []store.ServerRecord) {
 		if i > 0 {
 			label = "             "
 		}
-		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, termLine(s.Name), termLine(s.URI), orDash(s.Version), orDash(s.GitVersion), engine.ServerHow(s))
+		fmt.Fprintf(w, "%s%s %s version %s gitVersion %s, %s\n", label, termLine(s.Name), termLine(s.URI), orDash(s.Version), orDash(s.GitVersion), record.ServerHow(s))
 	}
 }
 
@@ -278,12 +277,12 @@ func showArtifacts(w io.Writer, arts []store.Artifact) {
 
 func orDash(s string) string {
 	if s == "" {
-		return engine.Dash
+		return record.Dash
 	}
 	return s
 }
 
-func showResults(w io.Writer, s engine.StepRecord) {
+func showResults(w io.Writer, s record.StepRecord) {
 	switch res := s.Result.(type) {
 	case nil:
 	case map[string]any:
@@ -307,10 +306,10 @@ func showResults(w io.Writer, s engine.StepRecord) {
 	}
 	if sv := s.Server; sv != nil {
 		fmt.Fprintf(w, "  server:     pages read %s, bytes read %s MB, evicted unmodified %s / modified %s, by app threads %s (%s ms)",
-			engine.FmtOpt(sv.PagesRead, "%.0f", 1), engine.FmtOpt(sv.BytesRead, "%.1f", 1e6), engine.FmtOpt(sv.EvictedUnmodified, "%.0f", 1),
-			engine.FmtOpt(sv.EvictedModified, "%.0f", 1), engine.FmtOpt(sv.AppThreadEvicted, "%.0f", 1), engine.FmtOpt(sv.AppEvictMicros, "%.1f", 1000))
-		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", engine.FmtOpt(sv.CacheUsedPeak, "%.1f", 1e6), engine.FmtOpt(sv.DirtyPeak, "%.1f", 1e6))
-		if v := engine.MeasuresOf(s).PagesReadPerOp; v != nil {
+			record.FmtOpt(sv.PagesRead, "%.0f", 1), record.FmtOpt(sv.BytesRead, "%.1f", 1e6), record.FmtOpt(sv.EvictedUnmodified, "%.0f", 1),
+			record.FmtOpt(sv.EvictedModified, "%.0f", 1), record.FmtOpt(sv.AppThreadEvicted, "%.0f", 1), record.FmtOpt(sv.AppEvictMicros, "%.1f", 1000))
+		fmt.Fprintf(w, "; cache peak %s MB, dirty peak %s MB\n", record.FmtOpt(sv.CacheUsedPeak, "%.1f", 1e6), record.FmtOpt(sv.DirtyPeak, "%.1f", 1e6))
+		if v := record.MeasuresOf(s).PagesReadPerOp; v != nil {
 			fmt.Fprintf(w, "  pages read/op: %.3f (the pages read into the cache over all the step's operations)\n", *v)
 		}
 	}
@@ -323,13 +322,13 @@ func num(v any) float64 {
 
 // showHostLoad prints how busy the host was during a step, and says when
 // it was too busy for the step's figures to be compared.
-func showHostLoad(w io.Writer, h *engine.HostLoad) {
+func showHostLoad(w io.Writer, h *record.HostLoad) {
 	if h == nil {
 		return
 	}
 	fmt.Fprintf(w, "  host:       load %s on %s cores, CPU busy %s%% (other processes %s%%), steal %s%%, other processes' disk I/O %s MB/s (%d samples)\n",
-		engine.FmtOpt(h.Load1, "%.1f", 1), engine.FmtOpt(h.Cores, "%.0f", 1), engine.FmtOpt(h.BusyPct, "%.0f", 1),
-		engine.FmtOpt(h.OthersCPUPct, "%.0f", 1), engine.FmtOpt(h.StealPct, "%.0f", 1), engine.FmtOpt(h.OthersIOBytesPerSec, "%.1f", 1e6), h.Samples)
+		record.FmtOpt(h.Load1, "%.1f", 1), record.FmtOpt(h.Cores, "%.0f", 1), record.FmtOpt(h.BusyPct, "%.0f", 1),
+		record.FmtOpt(h.OthersCPUPct, "%.0f", 1), record.FmtOpt(h.StealPct, "%.0f", 1), record.FmtOpt(h.OthersIOBytesPerSec, "%.1f", 1e6), h.Samples)
 	if why := h.Busy(); why != "" {
 		fmt.Fprintf(w, "              busy with other work (%s): comparisons of this step are not reliable\n", why)
 	}

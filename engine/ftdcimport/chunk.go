@@ -11,6 +11,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/ftdc"
 )
@@ -201,7 +202,7 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 		p.cacheMax = &v
 	}
 	if p.settings == nil {
-		p.settings = &engine.Settings{}
+		p.settings = &record.Settings{}
 	}
 	if p.cacheMax != nil {
 		p.settings.CacheMaxBytes = *p.cacheMax

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 )
 
@@ -89,12 +90,12 @@ func (im *importer) abort(err error) {
 // step records one imported step: its settings as the metadata says, the
 // server deltas over its samples, and a provenance that knows the cache
 // size and memory but not what happened to the caches.
-func (im *importer) step(t *tracker, set *engine.Settings, p *process, name string, labels map[string]any) error {
+func (im *importer) step(t *tracker, set *record.Settings, p *process, name string, labels map[string]any) error {
 	settings, err := json.Marshal(set)
 	if err != nil {
 		return err
 	}
-	prov := &engine.Provenance{Verdict: engine.VerdictUnknown, Reason: ImportedReason,
+	prov := &record.Provenance{Verdict: record.VerdictUnknown, Reason: ImportedReason,
 		Warmup: "unknown", Cleared: "unknown", MemoryBytes: p.memBytes}
 	if v, ok := t.after[engine.CacheMetric("maximum bytes configured")]; ok {
 		n := int64(v)

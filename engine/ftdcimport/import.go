@@ -19,7 +19,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
-	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/ftdc"
 )
@@ -153,7 +153,7 @@ type process struct {
 	firstTS  int64
 	lastTS   int64
 	meta     *ftdc.Metadata
-	settings *engine.Settings
+	settings *record.Settings
 	params   map[string]any // getParameter of type-2 documents (8.0 on)
 	cacheMax *int64
 	memBytes *uint64
@@ -167,7 +167,7 @@ type process struct {
 // stretch is a part of a process with one configuration.
 type stretch struct {
 	t        *tracker
-	settings *engine.Settings
+	settings *record.Settings
 	changed  string // what changed at its start; "" for the first
 }
 

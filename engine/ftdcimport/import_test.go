@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"wtd/engine"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/ftdc"
 )
@@ -191,11 +192,11 @@ func checkRun(t *testing.T, st *store.Store, res Result, w want, last bool) {
 	if err != nil || len(steps) != 1 || steps[0].Name != "process" || steps[0].Status != store.StatusOK || steps[0].Labels != nil {
 		t.Fatalf("steps %+v (%v), want one ok step process without labels (nothing is known to have changed)", steps, err)
 	}
-	var prov engine.Provenance
+	var prov record.Provenance
 	if err := json.Unmarshal(steps[0].Provenance, &prov); err != nil {
 		t.Fatal(err)
 	}
-	if prov.Verdict != engine.VerdictUnknown || prov.Reason != ImportedReason || prov.DatasetBytes != nil || prov.ApparentMBps != nil {
+	if prov.Verdict != record.VerdictUnknown || prov.Reason != ImportedReason || prov.DatasetBytes != nil || prov.ApparentMBps != nil {
 		t.Errorf("provenance %+v, want unknown, %q, nothing measured as 0", prov, ImportedReason)
 	}
 }
@@ -233,7 +234,7 @@ func TestImportWindows(t *testing.T) {
 	if got := off.StartedAt.Sub(res.First); off.Name != "offset" || got < time.Hour || got > time.Hour+2*time.Second {
 		t.Errorf("offset step starts %s after the first sample, want 1h", got)
 	}
-	var results struct{ Server engine.ServerDeltas }
+	var results struct{ Server record.ServerDeltas }
 	if err := json.Unmarshal(early.Results, &results); err != nil {
 		t.Fatal(err)
 	}
@@ -265,12 +266,12 @@ func TestNotFTDC(t *testing.T) {
 
 func TestChangedNamesWhatChanged(t *testing.T) {
 	meta := &ftdc.Metadata{}
-	proc := func(pid int64, version string, s engine.Settings) *process {
+	proc := func(pid int64, version string, s record.Settings) *process {
 		return &process{pid: pid, meta: meta, settings: &s, res: &Result{Version: version}}
 	}
-	a := proc(1, "7.0.12", engine.Settings{})
+	a := proc(1, "7.0.12", record.Settings{})
 	a.settings.CacheSizeGB, a.settings.SetParameters = 1, map[string]string{"x": "1", "y": "2"}
-	b := proc(2, "7.0.12", engine.Settings{})
+	b := proc(2, "7.0.12", record.Settings{})
 	b.settings.CacheSizeGB, b.settings.EngineConfig, b.settings.SetParameters = 50, "eviction_target=60", map[string]string{"x": "3"}
 	if what, did := changed(a, b); !did || what != "cacheSizeGB=50,engineConfig=eviction_target=60,x=3,y unset" {
 		t.Errorf("changed = %q, %v", what, did)
@@ -278,7 +279,7 @@ func TestChangedNamesWhatChanged(t *testing.T) {
 	if what, did := changed(a, a); did {
 		t.Errorf("a process against itself: changed %q", what)
 	}
-	c := proc(3, "8.0.1", engine.Settings{})
+	c := proc(3, "8.0.1", record.Settings{})
 	c.meta = nil
 	if what, did := changed(a, c); !did || what != "version=8.0.1" {
 		t.Errorf("without metadata: changed = %q, %v; want only the version", what, did)
@@ -356,7 +357,7 @@ func TestParameterChangeStartsAStep(t *testing.T) {
 	if steps[1].Labels["changed"] != "a=2" || !steps[1].StartedAt.Equal(t0.Add(10*time.Second)) || !steps[1].EndedAt.Equal(t0.Add(19*time.Second)) {
 		t.Errorf("second step %v %s..%s, want changed=a=2, 10 s..19 s", steps[1].Labels, steps[1].StartedAt.UTC(), steps[1].EndedAt.UTC())
 	}
-	var s0, s1 engine.Settings
+	var s0, s1 record.Settings
 	if err := json.Unmarshal(steps[0].Settings, &s0); err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +367,7 @@ func TestParameterChangeStartsAStep(t *testing.T) {
 	if s0.CacheSizeGB != 2 || s0.Parameters["a"] != "1" || s1.Parameters["a"] != "2" || s1.Parameters["b"] != "x" || s1.CacheMaxBytes != 2<<30 {
 		t.Errorf("settings %+v then %+v, want cacheSizeGB 2, a=1 then a=2, b=x", s0, s1)
 	}
-	var res struct{ Server engine.ServerDeltas }
+	var res struct{ Server record.ServerDeltas }
 	if err := json.Unmarshal(steps[1].Results, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
-// Package record is the read side of runs: a run as the results database
-// holds it (Record, read by Load), and the one JSON shape of a run (View,
-// Run) that wtd show --json, wtd runs --json and GET /api/v1/runs[/{id}]
+// Package record is the read side of runs: what a step recorded
+// (StepRecord: its settings, provenance, server deltas and host load), a
+// run as the results database holds it (Record, read by Load), the fields
+// and their formatting ("–" for what was not measured, Dash), the text
+// tables of steps (WriteReport), what a change set (ChangeWhat), and the
+// one JSON shape of a run (View, Run) that wtd show --json, wtd runs --json and GET /api/v1/runs[/{id}]
 // print, documented in docs/json.md. wtd show, the report and compare read
 // runs through it. Everything here is built from the store alone: no
 // server, no process of the run is asked, so a run recorded elsewhere (or
@@ -14,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"wtd/engine"
 	"wtd/engine/store"
 )
 
@@ -29,7 +31,7 @@ type Record struct {
 	Files   []store.Artifact // without content
 	Samples int64
 	Sources []string
-	Steps   []engine.StepRecord
+	Steps   []StepRecord
 	Events  []store.Event
 	// Thresholds are those the playbook declared, as they held at the
 	// run's end (none recorded while it runs).
@@ -81,7 +83,7 @@ func Load(ctx context.Context, st *store.Store, id int64) (*Record, error) {
 		if end.IsZero() {
 			end = time.Now()
 		}
-		if v := engine.WindowChange(swap.TS, swap.Values[0], s.Start, end); v != nil {
+		if v := WindowChange(swap.TS, swap.Values[0], s.Start, end); v != nil {
 			rec.SwapChange[s.Seq] = *v
 		}
 	}
@@ -105,7 +107,7 @@ func LoadSteps(ctx context.Context, st *store.Store, id int64) (*Record, error) 
 	if err != nil {
 		return nil, err
 	}
-	rec.Steps = engine.StepsFromStore(steps)
+	rec.Steps = StepsFromStore(steps)
 	return rec, nil
 }
 
@@ -121,12 +123,12 @@ func Verdicts(ctx context.Context, st *store.Store, runs ...int64) (map[int64]js
 }
 
 // Fields returns the eight provenance figures of step st of the run.
-func (rec *Record) Fields(st engine.StepRecord) []engine.Field {
+func (rec *Record) Fields(st StepRecord) []Field {
 	var swap *float64
 	if v, ok := rec.SwapChange[st.Seq]; ok {
 		swap = &v
 	}
-	return engine.ProvenanceFields(st, engine.Repetitions(rec.Steps)[engine.RepetitionKey(st)], swap)
+	return ProvenanceFields(st, Repetitions(rec.Steps)[RepetitionKey(st)], swap)
 }
 
 // Tables returns the report tables the playbook printed, redrawn from the
@@ -134,7 +136,7 @@ func (rec *Record) Fields(st engine.StepRecord) []engine.Field {
 func (rec *Record) Tables() []RecordedTable {
 	var out []RecordedTable
 	for _, ev := range rec.Events {
-		if opt, n, ok := engine.TableOf(ev); ok {
+		if opt, n, ok := TableOf(ev); ok {
 			n = min(n, len(rec.Steps))
 			out = append(out, RecordedTable{At: ev.TS, Options: opt, Steps: rec.Steps[:n]})
 		}
@@ -145,13 +147,13 @@ func (rec *Record) Tables() []RecordedTable {
 // RecordedTable is one report.table call of a run.
 type RecordedTable struct {
 	At      time.Time
-	Options engine.ReportOptions
-	Steps   []engine.StepRecord
+	Options ReportOptions
+	Steps   []StepRecord
 }
 
 // Text is the table as the run printed it.
 func (t RecordedTable) Text() string {
 	var b strings.Builder
-	engine.WriteReport(&b, t.Steps, t.Options)
+	WriteReport(&b, t.Steps, t.Options)
 	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"wtd/engine"
 	"wtd/engine/store"
 )
 
@@ -96,21 +95,21 @@ type Samples struct {
 
 // Step is a step of the run.
 type Step struct {
-	Seq              int                  `json:"seq"`
-	Name             string               `json:"name"`
-	Labels           map[string]any       `json:"labels"`
-	Status           string               `json:"status"`
-	Error            *string              `json:"error"`
-	StartedAt        time.Time            `json:"started_at"`
-	EndedAt          *time.Time           `json:"ended_at"`
-	StartOffsetS     float64              `json:"start_offset_s"`
-	DurationS        *float64             `json:"duration_s"`
-	Settings         *engine.Settings     `json:"settings"`
-	Provenance       *engine.Provenance   `json:"provenance"`
-	ProvenanceFields []engine.Field       `json:"provenance_fields"`
-	Result           any                  `json:"result"`
-	Server           *engine.ServerDeltas `json:"server"`
-	HostLoad         *engine.HostLoad     `json:"host_load"`
+	Seq              int            `json:"seq"`
+	Name             string         `json:"name"`
+	Labels           map[string]any `json:"labels"`
+	Status           string         `json:"status"`
+	Error            *string        `json:"error"`
+	StartedAt        time.Time      `json:"started_at"`
+	EndedAt          *time.Time     `json:"ended_at"`
+	StartOffsetS     float64        `json:"start_offset_s"`
+	DurationS        *float64       `json:"duration_s"`
+	Settings         *Settings      `json:"settings"`
+	Provenance       *Provenance    `json:"provenance"`
+	ProvenanceFields []Field        `json:"provenance_fields"`
+	Result           any            `json:"result"`
+	Server           *ServerDeltas  `json:"server"`
+	HostLoad         *HostLoad      `json:"host_load"`
 }
 
 // Output is a line of the run's output: what the playbook printed or
@@ -135,9 +134,9 @@ type Table struct {
 
 // RunOf is the header of run r, with its recorded verdict (nil: none).
 func RunOf(r store.Run, verdict json.RawMessage) Run {
-	return Run{ID: r.ID, Playbook: r.PlaybookPath, PlaybookSHA256: r.PlaybookSHA256, Status: r.Status, Reason: text(r.Reason),
+	return Run{ID: r.ID, Playbook: r.PlaybookPath, PlaybookSHA256: r.PlaybookSHA256, Status: r.Status, Reason: optText(r.Reason),
 		Trigger: r.Trigger, StartedAt: r.StartedAt.UTC(), EndedAt: at(r.EndedAt), DurationS: seconds(r.StartedAt, r.EndedAt),
-		Params: r.Params, Host: r.Host, Target: text(r.TargetPath), TargetURI: text(r.TargetURI), TargetVersion: text(r.TargetVersion),
+		Params: r.Params, Host: r.Host, Target: optText(r.TargetPath), TargetURI: optText(r.TargetURI), TargetVersion: optText(r.TargetVersion),
 		WtdVersion: r.WtdVersion, OwnerPID: r.OwnerPID, Verdict: verdict}
 }
 
@@ -175,16 +174,16 @@ func (rec *Record) View() View {
 		v.Servers = append(v.Servers, sv)
 	}
 	for _, c := range rec.Changes {
-		v.Changes = append(v.Changes, Change{Server: c.Server, Kind: c.Kind, Target: c.Target, Before: text(c.Before), Change: c.Change,
-			Keep: c.Keep, State: c.State, Restorable: c.State != store.ChangeIrreversible, What: engine.ChangeWhat(c),
-			MadeAt: c.MadeAt.UTC(), RestoredAt: at(c.RestoredAt), Detail: text(c.Detail)})
+		v.Changes = append(v.Changes, Change{Server: c.Server, Kind: c.Kind, Target: c.Target, Before: optText(c.Before), Change: c.Change,
+			Keep: c.Keep, State: c.State, Restorable: c.State != store.ChangeIrreversible, What: ChangeWhat(c),
+			MadeAt: c.MadeAt.UTC(), RestoredAt: at(c.RestoredAt), Detail: optText(c.Detail)})
 	}
 	v.Thresholds = append(v.Thresholds, rec.Thresholds...)
 	for _, f := range rec.Files {
-		v.Files = append(v.Files, File{Path: f.Path, Size: f.Size, Note: text(f.Note)})
+		v.Files = append(v.Files, File{Path: f.Path, Size: f.Size, Note: optText(f.Note)})
 	}
 	for _, s := range rec.Steps {
-		v.Steps = append(v.Steps, Step{Seq: s.Seq, Name: s.Name, Labels: s.Labels, Status: s.Status, Error: text(s.Error),
+		v.Steps = append(v.Steps, Step{Seq: s.Seq, Name: s.Name, Labels: s.Labels, Status: s.Status, Error: optText(s.Error),
 			StartedAt: s.Start.UTC(), EndedAt: at(s.End), StartOffsetS: s.Start.Sub(r.StartedAt).Seconds(),
 			DurationS: seconds(s.Start, s.End), Settings: s.Settings, Provenance: s.Provenance, ProvenanceFields: rec.Fields(s),
 			Result: s.Result, Server: s.Server, HostLoad: s.Host})
@@ -222,7 +221,7 @@ func at(t time.Time) *time.Time {
 }
 
 // text is s; nil when empty (not recorded).
-func text(s string) *string {
+func optText(s string) *string {
 	if s == "" {
 		return nil
 	}

@@ -15,7 +15,7 @@ const (
 )
 
 // Threshold is how one threshold a playbook declared held at its run's
-// end. Spec is the declaration as JSON (engine.Threshold); nil pointers were not measured or
+// end. Spec is the declaration as JSON (record.Threshold); nil pointers were not measured or
 // do not apply.
 type Threshold struct {
 	Seq         int             `json:"seq"`

@@ -1,8 +1,9 @@
-package engine
+package record
 
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 
 	"wtd/engine/store"
@@ -66,7 +67,7 @@ func RepetitionKey(st StepRecord) string {
 
 // Title names a recorded step as the run's log does: "reads (cacheSizeGB=0.25 round=1)".
 func (st StepRecord) Title() string {
-	return stepTitle(StepSpec{Name: st.Name, Labels: st.Labels})
+	return StepTitle(st.Name, st.Labels)
 }
 
 // Measures are the figures of a step that results are compared on. A nil
@@ -174,4 +175,19 @@ func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
 		}
 	}
 	return ops, p99
+}
+
+func nan() float64 { return math.NaN() }
+
+// StepTitle names a step by its name and labels as the run's log does:
+// "reads (cacheSizeGB=0.25 round=1)".
+func StepTitle(name string, labels map[string]any) string {
+	if len(labels) == 0 {
+		return name
+	}
+	parts := []string{}
+	for _, k := range sortedLabelKeys(labels) {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, labels[k]))
+	}
+	return name + " (" + strings.Join(parts, " ") + ")"
 }

@@ -1,4 +1,4 @@
-package engine
+package record
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/jedib0t/go-pretty/v6/table"
 	"github.com/jedib0t/go-pretty/v6/text"
 
+	"wtd/engine/store"
 	"wtd/engine/workload"
 )
 
@@ -74,7 +75,7 @@ func numbersOf(st StepRecord) stepNumbers {
 			n.p99, _ = t["p99_micros"].(float64)
 			return n
 		}
-		if b, ok := r["batch"].(map[string]any); ok && isLoad(r) {
+		if b, ok := r["batch"].(map[string]any); ok && IsLoad(r) {
 			n := stepNumbers{hasOps: true, load: true}
 			n.ops, _ = r["docs"].(float64)
 			n.opsPerSec, _ = r["docs_per_sec"].(float64)
@@ -211,4 +212,27 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 	}
 	st.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}})
 	st.Render()
+}
+
+// Event sources of what a playbook writes itself. Its print() and
+// io.write() output is part of the record, one event per line, beside its
+// log() lines (source "playbook") and wtd's own events; a report.table call
+// is recorded as what it drew, so the table can be redrawn from the
+// database.
+const (
+	SourcePrint = "print"
+	SourceTable = "report.table"
+)
+
+// TableOf reads a report.table event: the options and how many of the
+// run's steps the table showed.
+func TableOf(ev store.Event) (ReportOptions, int, bool) {
+	if ev.Source != SourceTable {
+		return ReportOptions{}, 0, false
+	}
+	var opt ReportOptions
+	opt.By, _ = ev.Attrs["by"].(string)
+	opt.Title, _ = ev.Attrs["title"].(string)
+	n, _ := ev.Attrs["steps"].(float64)
+	return opt, int(n), true
 }
