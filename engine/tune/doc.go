@@ -40,10 +40,10 @@
 // Infeasible trials (a guard stopped them, the server refused the settings
 // or broke) are counted and steered away from by a feasibility classifier:
 // a second Gaussian process fitted to every trial's label (1 infeasible, 0
-// measured) gives the probability that settings can be measured, and
-// expected improvement is weighed by it. The objective's model sees the
-// measured trials only, so an infeasible trial invents no value. Settings are
-// never proposed twice.
+// measured) gives the probability that settings can be measured;
+// expected improvement is weighed by it, and is nothing where it is under
+// one half. The objective's model sees the measured trials only, so an
+// infeasible trial invents no value. Settings are never proposed twice.
 //
 // Everything random comes from one math/rand/v2 source seeded by
 // Config.Seed, so the same seed and the same outcomes give the same
