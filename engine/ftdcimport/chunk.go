@@ -18,7 +18,36 @@ import (
 
 // nameMap gives each metric of a schema its stored name, "" for those
 // not stored.
-type nameMap struct{ names []string }
+type nameMap struct {
+	names []string
+	// stored are the names stored, in the chunk's order, and src the
+	// index of each in the chunk: a store.Block's Names, kept for every
+	// chunk of the schema.
+	stored []string
+	src    []int
+	// delta[k] is the index in the chunk of engine.DeltaMetrics()[k], -1
+	// when the chunk lacks it.
+	delta []int
+}
+
+// index fills the parts of nm that follow from names.
+func (nm *nameMap) index(dm []string) *nameMap {
+	for i, n := range nm.names {
+		if n != "" {
+			nm.stored, nm.src = append(nm.stored, n), append(nm.src, i)
+		}
+	}
+	nm.delta = make([]int, len(dm))
+	for k, d := range dm {
+		nm.delta[k] = -1
+		for i, n := range nm.names {
+			if n == d {
+				nm.delta[k] = i
+			}
+		}
+	}
+	return nm
+}
 
 // ServerStatusPrefix is the FTDC section whose metrics are stored under the
 // names wtd's sampler gives serverStatus fields (engine.FlattenNumbers).
@@ -53,13 +82,13 @@ func newNameMap(c *ftdc.Chunk) *nameMap {
 
 func (im *importer) nameMap(c *ftdc.Chunk) *nameMap {
 	if len(c.Names) == 0 {
-		return &nameMap{}
+		return (&nameMap{}).index(im.dm)
 	}
 	key := &c.Names[0]
 	if nm, ok := im.names[key]; ok {
 		return nm
 	}
-	nm := newNameMap(c)
+	nm := newNameMap(c).index(im.dm)
 	im.names[key] = nm
 	return nm
 }
@@ -95,25 +124,27 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 	im.cur = p
 	p.files[fs.path] = true
 	fs.runs[p.res.Run] = true
-	nm := im.nameMap(c)
 	if im.vals == nil {
-		im.vals = make(map[string]float64, len(nm.names))
+		im.vals = make(map[string]float64, len(im.dm))
 		im.dm = engine.DeltaMetrics()
 	}
+	nm := im.nameMap(c)
 	source := "server:" + im.opt.Name
+	im.keep, im.ts = im.keep[:0], im.ts[:0]
 	for s := 0; s < c.Samples; s++ {
 		ts := c.Times[s]
 		if ts <= p.lastTS {
 			im.rep.Dropped++
 			continue
 		}
+		im.keep, im.ts = append(im.keep, s), append(im.ts, time.UnixMilli(ts))
+		// The steps' deltas and peaks need a few metrics only.
 		clear(im.vals)
-		for i, n := range nm.names {
-			if n != "" {
-				im.vals[n] = float64(c.Values[i*c.Samples+s])
+		for k, i := range nm.delta {
+			if i >= 0 {
+				im.vals[im.dm[k]] = float64(c.Values[i*c.Samples+s])
 			}
 		}
-		im.st.AddSample(p.res.Run, source, time.UnixMilli(ts), im.vals)
 		for _, st := range p.stretches {
 			st.t.observe(ts, im.vals, im.dm)
 		}
@@ -126,6 +157,18 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 		p.lastTS = ts
 		p.res.Samples++
 	}
+	if len(im.keep) == 0 {
+		return nil
+	}
+	n := len(im.keep)
+	im.buf = slices.Grow(im.buf[:0], len(nm.stored)*n)[:len(nm.stored)*n]
+	for m, i := range nm.src {
+		col, out := c.Values[i*c.Samples:(i+1)*c.Samples], im.buf[m*n:(m+1)*n]
+		for k, s := range im.keep {
+			out[k] = float64(col[s])
+		}
+	}
+	im.st.AddBlock(p.res.Run, source, store.Block{Names: nm.stored, TS: im.ts, Values: im.buf})
 	// One chunk at a time: the store's queue holds no more than a chunk.
 	return im.st.Flush(im.ctx)
 }

@@ -219,8 +219,11 @@ type importer struct {
 	files  []*fileState
 	first  int64 // ms: the first sample of the import, for offset windows
 	pend   []string
-	vals   map[string]float64
+	vals   map[string]float64 // a sample's DeltaMetrics, for the steps
 	dm     []string
+	keep   []int       // the samples of a chunk kept (after the process's last)
+	ts     []time.Time // their times
+	buf    []float64   // their values, metric by metric
 }
 
 type fileState struct {

@@ -41,7 +41,7 @@ import (
 const (
 	flagKeyframe = 1 << 0
 	flagDeflate  = 1 << 1
-	flagsKnown   = flagKeyframe | flagDeflate
+	flagsKnown   = flagKeyframe | flagDeflate // of a frame of one sample; a block's are in block.go
 
 	kindInt   = 0
 	kindFloat = 1
@@ -130,6 +130,16 @@ func (e *frameEncoder) encode(ids []int64, vals []float64) (frame []byte, keyfra
 	return b, keyframe
 }
 
+// follow makes ids and vals the previous sample, as if they had been
+// encoded last (they were, in a block): the next frame is a delta.
+func (e *frameEncoder) follow(ids []int64, vals []float64) {
+	e.ids = append(e.ids[:0], ids...)
+	e.vals = append(e.vals[:0], vals...)
+	if e.frames%e.keyframeEvery == 0 {
+		e.frames++
+	}
+}
+
 // appendEntries appends the count and the entries of a whole sample.
 func appendEntries(b []byte, ids []int64, vals []float64) []byte {
 	b = binary.AppendUvarint(b, uint64(len(ids)))
@@ -202,10 +212,36 @@ type frameDecoder struct {
 	nextVals []float64
 	removed  []bool
 	zip      inflater
+
+	block bool      // the last frame decoded was a block: its samples are in blk
+	blk   blockData // see blockSample
+	zbuf  []byte
+}
+
+// samples returns how many samples the last frame decoded holds.
+func (d *frameDecoder) samples() int {
+	if d.block {
+		return d.blk.n
+	}
+	return 1
 }
 
 // decode applies one frame.
 func (d *frameDecoder) decode(frame []byte) error {
+	d.block = false
+	if len(frame) > 0 && frame[0]&flagBlock != 0 {
+		if frame[0]&^(flagBlock|flagZstd) != 0 {
+			d.ready = false
+			return fmt.Errorf("decode frame: %w: bad flags", errCorrupt)
+		}
+		if err := d.decodeBlock(frame[0], frame[1:]); err != nil {
+			d.ready = false
+			return fmt.Errorf("decode block: %w: %v", errCorrupt, err)
+		}
+		d.block, d.ready = true, true
+		d.blockSample(d.blk.n - 1) // the sample a delta frame after the block follows
+		return nil
+	}
 	if len(frame) == 0 || frame[0]&^flagsKnown != 0 {
 		return fmt.Errorf("decode frame: %w: bad flags", errCorrupt)
 	}

@@ -142,6 +142,9 @@ type finishRunOp struct {
 func (o *finishRunOp) describe() string { return fmt.Sprintf("finish run %d", o.id) }
 
 func (o *finishRunOp) apply(ctx context.Context, w *writer) error {
+	if err := w.sealRun(ctx, o.id); err != nil {
+		return err
+	}
 	reason := RedactURI(o.reason)
 	if err := w.execOne(ctx, `UPDATE runs SET status = ?, reason = ?, ended_at = ? WHERE id = ?`,
 		o.status, reason, o.end.UnixNano(), o.id); err != nil {

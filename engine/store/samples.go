@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -25,11 +26,10 @@ type Point struct {
 
 // sampleOp encodes and inserts one sample.
 type sampleOp struct {
-	runID  int64
-	source string
-	ts     time.Time
-	names  []string
-	vals   []float64
+	runID   int64
+	source  string
+	ts      time.Time
+	metrics map[string]float64
 }
 
 func (o *sampleOp) describe() string {
@@ -37,56 +37,265 @@ func (o *sampleOp) describe() string {
 }
 
 func (o *sampleOp) apply(ctx context.Context, w *writer) error {
-	sid, err := w.sourceID(ctx, o.source)
+	key, se, err := w.chain(ctx, o.runID, o.source)
 	if err != nil {
 		return err
 	}
-	w.pairs = w.pairs[:0]
-	for i, name := range o.names {
-		id, err := w.metricID(ctx, name)
-		if err != nil {
-			return err
-		}
-		w.pairs = append(w.pairs, idValue{id, o.vals[i]})
+	ids, vals, err := w.order(ctx, se, o.metrics)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(w.pairs, func(a, b idValue) int { return cmp.Compare(a.id, b.id) })
-	w.ids, w.vals = w.ids[:0], w.vals[:0]
-	for _, p := range w.pairs {
-		w.ids, w.vals = append(w.ids, p.id), append(w.vals, p.v)
-	}
-
-	key := encKey{o.runID, sid}
-	se := w.encoders[key]
-	if se == nil {
-		se = &sourceEncoder{enc: newFrameEncoder(w.keyframeEvery, w.zip), lastTS: math.MinInt64}
-		w.encoders[key] = se
-	}
-	w.touched = append(w.touched, key)
-	ts := o.ts.UnixNano()
-	if ts <= se.lastTS {
-		ts = se.lastTS + 1 // a chain's order is its time order
-	}
-	frame, keyframe := se.enc.encode(w.ids, w.vals)
+	ts := se.next(o.ts.UnixNano())
+	frame, keyframe := se.enc.encode(ids, vals)
 	if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame) VALUES (?, ?, ?, ?, ?)`,
-		o.runID, sid, ts, keyframe, frame); err != nil {
+		o.runID, key.sourceID, ts, keyframe, frame); err != nil {
 		delete(w.encoders, key)
 		return err
 	}
 	se.lastTS = ts
+	if se.open.add(ts, ids, vals) {
+		return w.seal(ctx, key, se)
+	}
 	return nil
 }
+
+// chain returns the encoder of a run's source, making it if needed, and
+// notes that the transaction touches it.
+func (w *writer) chain(ctx context.Context, runID int64, source string) (encKey, *sourceEncoder, error) {
+	sid, err := w.sourceID(ctx, source)
+	if err != nil {
+		return encKey{}, nil, err
+	}
+	key := encKey{runID, sid}
+	se := w.encoders[key]
+	if se == nil {
+		se = &sourceEncoder{enc: newFrameEncoder(w.keyframeEvery, w.zip), lastTS: math.MinInt64,
+			open: blockBuilder{max: w.blockSamples}}
+		w.encoders[key] = se
+	}
+	w.touched = append(w.touched, key)
+	return key, se, nil
+}
+
+// next returns the time to store for a sample taken at ts: a chain's order
+// is its time order, so one not after the previous is moved just after it.
+func (se *sourceEncoder) next(ts int64) int64 {
+	if ts <= se.lastTS {
+		return se.lastTS + 1
+	}
+	return ts
+}
+
+// order returns the metrics of m as ids in increasing order and their
+// values. A sample with the same names as the chain's previous one (the
+// common case: serverStatus keeps its fields) takes the previous order
+// without looking names up or sorting.
+func (w *writer) order(ctx context.Context, se *sourceEncoder, m map[string]float64) ([]int64, []float64, error) {
+	if len(se.names) == len(m) && len(m) > 0 {
+		w.vals = w.vals[:0]
+		same := true
+		for _, n := range se.names {
+			v, ok := m[n]
+			if !ok {
+				same = false
+				break
+			}
+			w.vals = append(w.vals, v)
+		}
+		if same {
+			return se.ids, w.vals, nil
+		}
+	}
+	w.pairs = w.pairs[:0]
+	for name, v := range m {
+		id, err := w.metricID(ctx, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.pairs = append(w.pairs, idValue{id, v, name})
+	}
+	slices.SortFunc(w.pairs, func(a, b idValue) int { return cmp.Compare(a.id, b.id) })
+	// New slices: the chain's open block may share the old ones.
+	se.names, se.ids = make([]string, len(w.pairs)), make([]int64, len(w.pairs))
+	w.vals = w.vals[:0]
+	for i, p := range w.pairs {
+		se.names[i], se.ids[i] = p.name, p.id
+		w.vals = append(w.vals, p.v)
+	}
+	return se.ids, w.vals, nil
+}
+
+// seal replaces the rows of the chain's open samples by one block.
+func (w *writer) seal(ctx context.Context, key encKey, se *sourceEncoder) error {
+	n := se.open.len()
+	if n < 2 {
+		se.open.reset() // a lone sample keeps its frame
+		return nil
+	}
+	first, last := se.open.ts[0], se.open.ts[n-1]
+	frame := w.blocks.encodeBuilt(&se.open)
+	if _, err := w.exec(ctx, `DELETE FROM samples WHERE run_id = ? AND source_id = ? AND ts >= ? AND ts <= ?`,
+		key.runID, key.sourceID, first, last); err != nil {
+		return fmt.Errorf("seal samples: %w", err)
+	}
+	if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame, n) VALUES (?, ?, ?, 1, ?, ?)`,
+		key.runID, key.sourceID, first, frame, n); err != nil {
+		return fmt.Errorf("seal samples: %w", err)
+	}
+	se.open.reset()
+	return nil
+}
+
+// sealRun seals the open samples of every chain of a run (or of every run
+// when runID is 0).
+func (w *writer) sealRun(ctx context.Context, runID int64) error {
+	for key, se := range w.encoders {
+		if runID != 0 && key.runID != runID || se.open.len() == 0 {
+			continue
+		}
+		w.touched = append(w.touched, key)
+		if err := w.seal(ctx, key, se); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sealOp seals the open samples of every chain: at Close.
+type sealOp struct{}
+
+func (sealOp) describe() string { return "seal open samples" }
+
+func (sealOp) apply(ctx context.Context, w *writer) error { return w.sealRun(ctx, 0) }
 
 // AddSample queues one sample of a source ("host", "server:m1", ...) without
 // waiting; errors surface from Flush or Close. metrics is copied, so the
 // caller may reuse it. Timestamps of a source must increase: one not after
 // the previous sample's is moved to just after it.
+//
+// A source's samples are first stored one row each, then, every few
+// hundred, rewritten as one block (block.go); the last ones of a run when
+// it finishes or the store closes.
 func (s *Store) AddSample(runID int64, source string, ts time.Time, metrics map[string]float64) {
-	o := &sampleOp{runID: runID, source: source, ts: ts,
-		names: make([]string, 0, len(metrics)), vals: make([]float64, 0, len(metrics))}
-	for name, v := range metrics {
-		o.names, o.vals = append(o.names, name), append(o.vals, v)
+	s.enqueue(&sampleOp{runID: runID, source: source, ts: ts, metrics: maps.Clone(metrics)})
+}
+
+// Block is several samples of one source that have the same metrics, each
+// in every sample: Values[m*len(TS)+s] is metric Names[m] in sample s.
+// A name given twice keeps its last column.
+type Block struct {
+	Names  []string
+	TS     []time.Time
+	Values []float64
+}
+
+// AddBlock queues the samples of b as AddSample would, without waiting,
+// and stores them as blocks at once. Values is copied; Names is kept, and
+// must not change afterwards: a caller that gives the same Names slice
+// again (as FTDC chunks of one schema do) saves the writer its lookups.
+func (s *Store) AddBlock(runID int64, source string, b Block) {
+	if len(b.TS) == 0 {
+		return
+	}
+	o := &blockOp{runID: runID, source: source, names: b.Names, ts: make([]int64, len(b.TS)),
+		values: slices.Clone(b.Values)}
+	for i, t := range b.TS {
+		o.ts[i] = t.UnixNano()
+	}
+	if len(o.values) != len(b.Names)*len(b.TS) {
+		s.mu.Lock()
+		s.noteFailure(fmt.Errorf("%s: %d values for %d metrics x %d samples", o.describe(), len(o.values), len(b.Names), len(b.TS)))
+		s.mu.Unlock()
+		return
 	}
 	s.enqueue(o)
+}
+
+// blockOp encodes and inserts the blocks of AddBlock.
+type blockOp struct {
+	runID  int64
+	source string
+	names  []string
+	ts     []int64
+	values []float64
+}
+
+func (o *blockOp) describe() string {
+	return fmt.Sprintf("add %d samples of %s to run %d", len(o.ts), o.source, o.runID)
+}
+
+func (o *blockOp) apply(ctx context.Context, w *writer) error {
+	key, se, err := w.chain(ctx, o.runID, o.source)
+	if err != nil {
+		return err
+	}
+	if err := w.seal(ctx, key, se); err != nil { // the chain's rows stay in time order
+		return err
+	}
+	ids, cols, err := w.columns(ctx, o.names)
+	if err != nil {
+		return err
+	}
+	n := len(o.ts)
+	for i := range o.ts {
+		o.ts[i] = se.next(o.ts[i])
+		se.lastTS = o.ts[i]
+	}
+	per := max(1, min(w.blockSamples, blockValues/max(1, len(ids))))
+	for from := 0; from < n; from += per {
+		to := min(n, from+per)
+		frame := w.blocks.encode(o.ts[from:to], ids, func(j int, col []float64, _ []bool) bool {
+			c := cols[j] * n
+			copy(col, o.values[c+from:c+to])
+			return true
+		})
+		if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame, n) VALUES (?, ?, ?, 1, ?, ?)`,
+			key.runID, key.sourceID, o.ts[from], frame, to-from); err != nil {
+			delete(w.encoders, key)
+			return err
+		}
+	}
+	last := make([]float64, len(ids))
+	for j, c := range cols {
+		last[j] = o.values[c*n+n-1]
+	}
+	se.enc.follow(ids, last)
+	return nil
+}
+
+// columns returns the ids of names in increasing order and, for each, the
+// index of its column (the last one of a name given twice). The answer for
+// the last names slice seen is kept.
+func (w *writer) columns(ctx context.Context, names []string) ([]int64, []int, error) {
+	if c := w.lastColumns; c != nil && len(c.names) == len(names) && (len(names) == 0 || &c.names[0] == &names[0]) {
+		return c.ids, c.cols, nil
+	}
+	w.pairs = w.pairs[:0]
+	for i, name := range names {
+		id, err := w.metricID(ctx, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.pairs = append(w.pairs, idValue{id: id, v: float64(i)})
+	}
+	slices.SortStableFunc(w.pairs, func(a, b idValue) int { return cmp.Compare(a.id, b.id) })
+	c := &columnOrder{names: names}
+	for _, p := range w.pairs {
+		if k := len(c.ids); k > 0 && c.ids[k-1] == p.id {
+			c.cols[k-1] = int(p.v)
+			continue
+		}
+		c.ids, c.cols = append(c.ids, p.id), append(c.cols, int(p.v))
+	}
+	w.lastColumns = c
+	return c.ids, c.cols, nil
+}
+
+// columnOrder is the answer of columns for one names slice.
+type columnOrder struct {
+	names []string
+	ids   []int64
+	cols  []int
 }
 
 // SampleSources returns the names of the sources that have samples in a run.
@@ -114,7 +323,7 @@ func (s *Store) SampleSources(ctx context.Context, runID int64) ([]string, error
 // SampleCount returns how many samples a run has, all sources together.
 func (s *Store) SampleCount(ctx context.Context, runID int64) (int64, error) {
 	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM samples WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM samples WHERE run_id = ?`, runID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count samples of run %d: %w", runID, err)
 	}
 	return n, nil
@@ -123,7 +332,7 @@ func (s *Store) SampleCount(ctx context.Context, runID int64) (int64, error) {
 // SourceSampleCount returns how many samples one source of a run has.
 func (s *Store) SourceSampleCount(ctx context.Context, runID int64, source string) (int64, error) {
 	var n int64
-	err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM samples JOIN sample_sources src ON src.id = samples.source_id
+	err := s.r.QueryRowContext(ctx, `SELECT coalesce(sum(samples.n), 0) FROM samples JOIN sample_sources src ON src.id = samples.source_id
 		WHERE samples.run_id = ? AND src.name = ?`, runID, source).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count samples of run %d source %s: %w", runID, source, err)
@@ -229,12 +438,26 @@ func (s *Store) scanSamples(ctx context.Context, runID int64, source string, fro
 		if err := d.decode(frame); err != nil {
 			return fmt.Errorf("sample at %d: %w", ts, err)
 		}
-		if ts < lo {
+		if !d.block {
+			if ts < lo {
+				continue
+			}
+			if err := fn(time.Unix(0, ts), &d); err != nil {
+				return err
+			}
 			continue
 		}
-		if err := fn(time.Unix(0, ts), &d); err != nil {
-			return err
+		for i, off := range d.blk.ts {
+			t := ts + off
+			if t < lo || t > hi {
+				continue
+			}
+			d.blockSample(i)
+			if err := fn(time.Unix(0, t), &d); err != nil {
+				return err
+			}
 		}
+		d.blockSample(d.blk.n - 1) // a delta frame after the block follows its last sample
 	}
 	return rows.Err()
 }

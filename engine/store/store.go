@@ -31,6 +31,7 @@ const (
 	DefaultFlushInterval = 150 * time.Millisecond
 	DefaultBatchSize     = 256
 	DefaultKeyframeEvery = 60
+	DefaultBlockSamples  = 300
 	busyTimeoutMillis    = 10000
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	BatchSize int
 	// KeyframeEvery is how many samples of a source form one delta chain.
 	KeyframeEvery int
+	// BlockSamples is how many samples of a source are stored together in
+	// one block (fewer when they hold over a million values).
+	BlockSamples int
 }
 
 func (o Options) withDefaults() Options {
@@ -55,6 +59,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeyframeEvery <= 0 {
 		o.KeyframeEvery = DefaultKeyframeEvery
+	}
+	if o.BlockSamples <= 0 {
+		o.BlockSamples = DefaultBlockSamples
 	}
 	return o
 }
@@ -159,7 +166,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		stop:       make(chan struct{}),
 		writerDone: make(chan struct{}),
 	}
-	s.wr = newWriter(conn, s.opts.KeyframeEvery)
+	s.wr = newWriter(conn, s.opts.KeyframeEvery, s.opts.BlockSamples)
 	s.writerCtx, s.cancelWriter = context.WithCancel(context.Background())
 	go s.writeLoop()
 	return s, nil
@@ -403,6 +410,7 @@ func (s *Store) writeLoop() {
 			continue
 		case <-s.stop:
 			s.drain()
+			s.sealOpen()
 			return
 		}
 		s.drain()
@@ -443,6 +451,15 @@ func (s *Store) drain() {
 				hook(err)
 			}
 		}
+	}
+}
+
+// sealOpen stores the open samples of every chain as blocks, at Close.
+func (s *Store) sealOpen() {
+	if err := s.wr.commit(s.writerCtx, []queued{{op: sealOp{}}})[0]; err != nil {
+		s.mu.Lock()
+		s.noteFailure(err)
+		s.mu.Unlock()
 	}
 }
 

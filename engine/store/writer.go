@@ -28,6 +28,11 @@ type encKey struct {
 type sourceEncoder struct {
 	enc    *frameEncoder
 	lastTS int64
+	open   blockBuilder // the samples stored one row each since the last block
+
+	// The names of the last sample in id order, and their ids.
+	names []string
+	ids   []int64
 }
 
 // writer is the state owned by the writer goroutine: the single connection,
@@ -35,6 +40,7 @@ type sourceEncoder struct {
 type writer struct {
 	conn          *sql.Conn // the writer connection, held for the writer's life
 	keyframeEvery int
+	blockSamples  int
 	zip           *deflater
 	stmts         map[string]*sql.Stmt
 
@@ -51,20 +57,23 @@ type writer struct {
 	touched    []encKey
 	finished   []int64 // runs whose chains end on commit
 
-	pairs []idValue // scratch for a sample
-	ids   []int64
-	vals  []float64
+	pairs       []idValue // scratch for a sample
+	vals        []float64
+	blocks      blockEncoder
+	lastColumns *columnOrder // of the last AddBlock
 }
 
 type idValue struct {
-	id int64
-	v  float64
+	id   int64
+	v    float64
+	name string
 }
 
-func newWriter(conn *sql.Conn, keyframeEvery int) *writer {
+func newWriter(conn *sql.Conn, keyframeEvery, blockSamples int) *writer {
 	return &writer{
 		conn:          conn,
 		keyframeEvery: keyframeEvery,
+		blockSamples:  blockSamples,
 		zip:           newDeflater(),
 		stmts:         map[string]*sql.Stmt{},
 		metricIDs:     map[string]int64{},
@@ -144,6 +153,7 @@ func (w *writer) rollback() {
 	for _, k := range w.touched {
 		delete(w.encoders, k)
 	}
+	w.lastColumns = nil // its ids may be names just forgotten
 }
 
 // stmt returns the transaction's form of a statement prepared once.
