@@ -30,11 +30,16 @@ const (
 // sequences folded in as arrays). A nil reply means "not handled".
 type Handler func(cmd bson.Raw) bson.D
 
+// RawHandler answers one command with a whole reply document (its ok
+// included), sent as it is.
+type RawHandler func(cmd bson.Raw) bson.Raw
+
 // Server is a fake listening on 127.0.0.1.
 type Server struct {
 	ln       net.Listener
 	mu       sync.Mutex
 	handlers map[string]Handler
+	raw      map[string]RawHandler
 	// Hello are extra fields of the hello reply (e.g. hosts, setName).
 	hello    bson.D
 	commands []string
@@ -48,7 +53,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{ln: ln, handlers: map[string]Handler{}}
+	s := &Server{ln: ln, handlers: map[string]Handler{}, raw: map[string]RawHandler{}}
 	s.defaults()
 	go s.accept()
 	return s, nil
@@ -64,6 +69,7 @@ func (s *Server) URI() string { return "mongodb://" + s.Addr() }
 func (s *Server) Handle(name string, h Handler) {
 	s.mu.Lock()
 	s.handlers[strings.ToLower(name)] = h
+	delete(s.raw, strings.ToLower(name))
 	s.mu.Unlock()
 }
 
@@ -199,7 +205,7 @@ func (s *Server) query(body []byte, reqID uint32) ([]byte, error) {
 		return nil, errors.New("bad OP_QUERY")
 	}
 	doc := bson.Raw(rest[i+9:])
-	out, err := bson.Marshal(s.answer(doc))
+	out, err := s.reply(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +268,7 @@ func (s *Server) msg(body []byte, reqID uint32) ([]byte, error) {
 			}
 		}
 	}
-	out, err := bson.Marshal(s.answer(cmd))
+	out, err := s.reply(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +279,22 @@ func (s *Server) msg(body []byte, reqID uint32) ([]byte, error) {
 	msg = append(msg, out...)
 	binary.LittleEndian.PutUint32(msg[0:], uint32(len(msg)))
 	return msg, nil
+}
+
+// reply returns the reply document to cmd: a raw handler's, else answer's.
+func (s *Server) reply(cmd bson.Raw) ([]byte, error) {
+	if elems, err := cmd.Elements(); err == nil && len(elems) > 0 {
+		s.mu.Lock()
+		h := s.raw[strings.ToLower(elems[0].Key())]
+		if h != nil {
+			s.commands = append(s.commands, elems[0].Key())
+		}
+		s.mu.Unlock()
+		if h != nil {
+			return h(cmd), nil
+		}
+	}
+	return bson.Marshal(s.answer(cmd))
 }
 
 // answer runs the handler of cmd's first key.
