@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"encoding/binary"
+	"sync"
+
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/x/bsonx/bsoncore"
 )
@@ -8,46 +11,86 @@ import (
 // FlattenNumbers returns every numeric field of doc (numbers, booleans as
 // 0/1, dates as Unix milliseconds), nested documents joined with dots:
 // {"wiredTiger": {"cache": {"bytes currently in the cache": 5}}} gives
-// "wiredTiger.cache.bytes currently in the cache" = 5. Arrays are skipped.
+// "wiredTiger.cache.bytes currently in the cache" = 5. Arrays are skipped,
+// and so is a document with an element that cannot be read.
+//
+// The names are interned: serverStatus has the same few thousand fields
+// every second, so a sample allocates its map and no strings.
 func FlattenNumbers(doc bson.Raw) map[string]float64 {
-	out := make(map[string]float64, 1024)
-	flattenInto(out, "", bsoncore.Document(doc))
+	flatNames.Lock()
+	defer flatNames.Unlock()
+	out := make(map[string]float64, max(flatNames.size, 64))
+	flatNames.path = flattenInto(out, flatNames.path[:0], bsoncore.Document(doc))
+	flatNames.size = len(out)
+	if len(flatNames.m) > maxInterned {
+		flatNames.m = make(map[string]string, len(out))
+	}
 	return out
 }
 
-func flattenInto(out map[string]float64, prefix string, doc bsoncore.Document) {
-	elems, err := doc.Elements()
-	if err != nil {
-		return
+// maxInterned bounds the interned names: beyond it they start afresh.
+const maxInterned = 1 << 17
+
+// flatNames are the names FlattenNumbers gave out, by themselves.
+var flatNames = struct {
+	sync.Mutex
+	m    map[string]string
+	path []byte
+	size int // of the last map
+}{m: map[string]string{}}
+
+func intern(path []byte) string {
+	if s, ok := flatNames.m[string(path)]; ok {
+		return s
 	}
-	for _, el := range elems {
-		key := el.Key()
-		if prefix != "" {
-			key = prefix + "." + key
+	s := string(path)
+	flatNames.m[s] = s
+	return s
+}
+
+// flattenInto adds the fields of doc under the prefix path (with its dot)
+// and returns path's buffer for reuse.
+func flattenInto(out map[string]float64, path []byte, doc bsoncore.Document) []byte {
+	if len(doc) < 5 || int(int32(binary.LittleEndian.Uint32(doc))) != len(doc) {
+		return path
+	}
+	body := doc[4 : len(doc)-1]
+	for rest := body; len(rest) > 0; { // the whole document must read, as Elements checks it
+		el, r, ok := bsoncore.ReadElement(rest)
+		if !ok || el.Validate() != nil {
+			return path
 		}
+		rest = r
+	}
+	base := len(path)
+	for rest := body; len(rest) > 0; {
+		el, r, _ := bsoncore.ReadElement(rest)
+		rest = r
+		path = append(path[:base], el.KeyBytes()...)
 		v := el.Value()
 		switch v.Type {
 		case bsoncore.TypeDouble:
-			out[key] = v.Double()
+			out[intern(path)] = v.Double()
 		case bsoncore.TypeInt32:
-			out[key] = float64(v.Int32())
+			out[intern(path)] = float64(v.Int32())
 		case bsoncore.TypeInt64:
-			out[key] = float64(v.Int64())
+			out[intern(path)] = float64(v.Int64())
 		case bsoncore.TypeBoolean:
 			if v.Boolean() {
-				out[key] = 1
+				out[intern(path)] = 1
 			} else {
-				out[key] = 0
+				out[intern(path)] = 0
 			}
 		case bsoncore.TypeDateTime:
-			out[key] = float64(v.DateTime())
+			out[intern(path)] = float64(v.DateTime())
 		case bsoncore.TypeTimestamp:
 			t, _ := v.Timestamp()
-			out[key] = float64(t)
+			out[intern(path)] = float64(t)
 		case bsoncore.TypeEmbeddedDocument:
-			flattenInto(out, key, v.Document())
+			path = flattenInto(out, append(path, '.'), v.Document())
 		}
 	}
+	return path[:base]
 }
 
 // CacheMetric names a serverStatus field by its path under wiredTiger.cache.
