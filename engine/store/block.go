@@ -17,8 +17,8 @@ import (
 // decoded, leaves its last sample as the previous sample of the delta
 // frame that may follow it. Its row's ts is its first sample's time.
 //
-//	block   = flags:byte body       (flags = flagBlock, |flagZstd when body is zstd-compressed)
-//	body    = n:uvarint unit:byte gap*(n-1) m:uvarint idgap*m column*m
+//	block   = flags:byte n:uvarint body  (flags = flagBlock, |flagZstd when body is zstd-compressed)
+//	body    = unit:byte gap*(n-1) m:uvarint idgap*m column*m
 //	  gap   = varint(g[i]/10^unit - g[i-1]/10^unit)   g[i] = ts[i+1]-ts[i] > 0, g[-1] = 0
 //	  idgap = uvarint(id - previous id - 1)            (ids strictly increasing, from 0)
 //	column  = hdr:uvarint [bitmap] value*present
@@ -27,7 +27,8 @@ import (
 //	  value (mixed = 0, every value integral) = varint(v - previous present value, from 0)
 //	  value (mixed = 1)                       = kind:byte then the value as in a frame (codec.go)
 //
-// Laid out metric by metric, a counter's successive deltas sit side by
+// n, the samples in the block, comes before the body so that counting
+// samples need not decompress them. Laid out metric by metric, a counter's successive deltas sit side by
 // side, so that zstd finds the runs: as in FTDC, whose chunks are delta
 // varints column by column under zlib.
 
@@ -175,9 +176,8 @@ func (e *blockEncoder) encodeBuilt(b *blockBuilder) []byte {
 // presence, and reports whether every sample has it.
 func (e *blockEncoder) encode(ts, ids []int64, column func(j int, col []float64, has []bool) bool) []byte {
 	n := len(ts)
-	b := binary.AppendUvarint(e.body[:0], uint64(n))
 	unit := tsUnit(ts)
-	b = append(b, byte(unit))
+	b := append(e.body[:0], byte(unit))
 	div, prev := pow10(unit), int64(0)
 	for i := 1; i < n; i++ {
 		g := (ts[i] - ts[i-1]) / div
@@ -199,12 +199,12 @@ func (e *blockEncoder) encode(ts, ids []int64, column func(j int, col []float64,
 		b = appendColumn(b, col, has, all)
 	}
 	e.body = b
-	z := zstdEncoder().EncodeAll(b, append(e.frame[:0], flagBlock|flagZstd))
+	z := zstdEncoder().EncodeAll(b, binary.AppendUvarint(append(e.frame[:0], flagBlock|flagZstd), uint64(n)))
 	e.frame = z
-	if len(z) < len(b)+1 {
+	if len(z) < len(b)+1+binary.MaxVarintLen64 {
 		return z
 	}
-	e.frame = append(append(e.frame[:0], flagBlock), b...)
+	e.frame = append(binary.AppendUvarint(append(e.frame[:0], flagBlock), uint64(n)), b...)
 	return e.frame
 }
 
@@ -283,6 +283,16 @@ type blockData struct {
 
 // decodeBlock decodes the body of a block frame into d.blk.
 func (d *frameDecoder) decodeBlock(flags byte, body []byte) error {
+	head := frameReader{b: body}
+	nn, err := head.uvarint()
+	if err != nil {
+		return err
+	}
+	if nn == 0 || nn > math.MaxInt32 {
+		return errors.New("bad sample count")
+	}
+	n := int(nn)
+	body = head.b
 	if flags&flagZstd != 0 {
 		var err error
 		d.zbuf, err = zstdDecoder().DecodeAll(body, d.zbuf[:0])
@@ -295,12 +305,8 @@ func (d *frameDecoder) decodeBlock(flags byte, body []byte) error {
 		body = d.zbuf
 	}
 	r := frameReader{b: body}
-	n, err := r.count()
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return errors.New("empty block")
+	if n-1 > len(r.b) { // each gap takes a byte
+		return errors.New("count exceeds block")
 	}
 	if len(r.b) < 1 || r.b[0] > 18 {
 		return errors.New("bad time unit")

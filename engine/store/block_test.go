@@ -203,7 +203,7 @@ func TestSamplesInBlocks(t *testing.T) {
 	check("open block")
 	var rows, blocks int
 	db := s.r
-	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE n > 1) FROM samples WHERE run_id = ?`, run).Scan(&rows, &blocks); err != nil {
+	if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE `+isBlockSQL+`) FROM samples WHERE run_id = ?`, run).Scan(&rows, &blocks); err != nil {
 		t.Fatal(err)
 	}
 	if blocks < 4 || rows >= len(want) {
@@ -219,7 +219,7 @@ func TestSamplesInBlocks(t *testing.T) {
 	s = openTest(t, path, Options{})
 	check("opened again")
 	var ones int
-	if err := s.r.QueryRow(`SELECT count(*) FROM samples WHERE n = 1`).Scan(&ones); err != nil {
+	if err := s.r.QueryRow(`SELECT count(*) FROM samples WHERE NOT ` + isBlockSQL).Scan(&ones); err != nil {
 		t.Fatal(err)
 	}
 	if ones != 0 {

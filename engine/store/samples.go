@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"math"
@@ -138,8 +139,8 @@ func (w *writer) seal(ctx context.Context, key encKey, se *sourceEncoder) error 
 		key.runID, key.sourceID, first, last); err != nil {
 		return fmt.Errorf("seal samples: %w", err)
 	}
-	if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame, n) VALUES (?, ?, ?, 1, ?, ?)`,
-		key.runID, key.sourceID, first, frame, n); err != nil {
+	if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame) VALUES (?, ?, ?, 1, ?)`,
+		key.runID, key.sourceID, first, frame); err != nil {
 		return fmt.Errorf("seal samples: %w", err)
 	}
 	se.open.reset()
@@ -249,8 +250,8 @@ func (o *blockOp) apply(ctx context.Context, w *writer) error {
 			copy(col, o.values[c+from:c+to])
 			return true
 		})
-		if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame, n) VALUES (?, ?, ?, 1, ?, ?)`,
-			key.runID, key.sourceID, o.ts[from], frame, to-from); err != nil {
+		if _, err := w.exec(ctx, `INSERT INTO samples (run_id, source_id, ts, keyframe, frame) VALUES (?, ?, ?, 1, ?)`,
+			key.runID, key.sourceID, o.ts[from], frame); err != nil {
 			delete(w.encoders, key)
 			return err
 		}
@@ -322,8 +323,8 @@ func (s *Store) SampleSources(ctx context.Context, runID int64) ([]string, error
 
 // SampleCount returns how many samples a run has, all sources together.
 func (s *Store) SampleCount(ctx context.Context, runID int64) (int64, error) {
-	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM samples WHERE run_id = ?`, runID).Scan(&n); err != nil {
+	n, err := s.countSamples(ctx, `FROM samples WHERE run_id = ?`, runID)
+	if err != nil {
 		return 0, fmt.Errorf("count samples of run %d: %w", runID, err)
 	}
 	return n, nil
@@ -331,13 +332,42 @@ func (s *Store) SampleCount(ctx context.Context, runID int64) (int64, error) {
 
 // SourceSampleCount returns how many samples one source of a run has.
 func (s *Store) SourceSampleCount(ctx context.Context, runID int64, source string) (int64, error) {
-	var n int64
-	err := s.r.QueryRowContext(ctx, `SELECT coalesce(sum(samples.n), 0) FROM samples JOIN sample_sources src ON src.id = samples.source_id
-		WHERE samples.run_id = ? AND src.name = ?`, runID, source).Scan(&n)
+	n, err := s.countSamples(ctx, `FROM samples JOIN sample_sources src ON src.id = samples.source_id
+		WHERE samples.run_id = ? AND src.name = ?`, runID, source)
 	if err != nil {
 		return 0, fmt.Errorf("count samples of run %d source %s: %w", runID, source, err)
 	}
 	return n, nil
+}
+
+// isBlockSQL is true of a samples row that holds a block: its frame's
+// first byte has flagBlock (with or without flagZstd).
+var isBlockSQL = fmt.Sprintf(`hex(substr(frame, 1, 1)) IN ('%02X', '%02X')`, flagBlock, flagBlock|flagZstd)
+
+// countSamples counts the samples of the rows fromWhere selects: one a
+// row, but for blocks, whose count follows their flags (block.go).
+func (s *Store) countSamples(ctx context.Context, fromWhere string, args ...any) (int64, error) {
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) `+fromWhere+` AND NOT `+isBlockSQL, args...).Scan(&n); err != nil {
+		return 0, err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT substr(frame, 2, 10) `+fromWhere+` AND `+isBlockSQL, args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var head []byte
+	for rows.Next() {
+		if err := rows.Scan(&head); err != nil {
+			return 0, err
+		}
+		k, w := binary.Uvarint(head)
+		if w <= 0 || k > math.MaxInt32 {
+			return 0, fmt.Errorf("%w: block without a sample count", errCorrupt)
+		}
+		n += int64(k)
+	}
+	return n, rows.Err()
 }
 
 // Samples returns the samples of one source of a run with from <= TS <= to,

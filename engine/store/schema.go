@@ -219,13 +219,11 @@ CREATE TABLE thresholds (
 	`
 CREATE TABLE imported_files (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, bytes INTEGER NOT NULL, imported_at INTEGER NOT NULL, runs TEXT NOT NULL DEFAULT '[]') WITHOUT ROWID;
 `,
-	// 10: a samples row may hold a block of samples (block.go): n is how
-	// many, its ts the first one's. Rows of one sample (n = 1) are as
-	// before; a wtd that knows no blocks refuses the database rather than
-	// reading them as damaged frames.
-	`
-ALTER TABLE samples ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
-`,
+	// 10: a samples row may hold a block of samples (block.go): its ts is
+	// the first one's, its frame says how many. Nothing in the tables
+	// changes; the version does, so that a wtd that knows no blocks
+	// refuses the database rather than reading them as damaged frames.
+	`SELECT 1;`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
