@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"strings"
 	"sync"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -51,20 +52,22 @@ func intern(path []byte) string {
 // flattenInto adds the fields of doc under the prefix path (with its dot)
 // and returns path's buffer for reuse.
 func flattenInto(out map[string]float64, path []byte, doc bsoncore.Document) []byte {
-	if len(doc) < 5 || int(int32(binary.LittleEndian.Uint32(doc))) != len(doc) {
+	if len(doc) < 5 || int(int32(binary.LittleEndian.Uint32(doc))) != len(doc) || doc[len(doc)-1] != 0 {
 		return path
 	}
-	body := doc[4 : len(doc)-1]
-	for rest := body; len(rest) > 0; { // the whole document must read, as Elements checks it
+	base := len(path)
+	for rest := doc[4 : len(doc)-1]; len(rest) > 0; {
 		el, r, ok := bsoncore.ReadElement(rest)
 		if !ok || el.Validate() != nil {
-			return path
+			// As Elements would have refused the whole document: take
+			// back what it gave.
+			for k := range out {
+				if strings.HasPrefix(k, string(path[:base])) {
+					delete(out, k)
+				}
+			}
+			return path[:base]
 		}
-		rest = r
-	}
-	base := len(path)
-	for rest := body; len(rest) > 0; {
-		el, r, _ := bsoncore.ReadElement(rest)
 		rest = r
 		path = append(path[:base], el.KeyBytes()...)
 		v := el.Value()
