@@ -199,7 +199,7 @@ func (s *Store) AddBlock(runID int64, source string, b Block) {
 		return
 	}
 	o := &blockOp{runID: runID, source: source, names: b.Names, ts: make([]int64, len(b.TS)),
-		values: slices.Clone(b.Values)}
+		values: append(valueBuffers.get(), b.Values...)}
 	for i, t := range b.TS {
 		o.ts[i] = t.UnixNano()
 	}
@@ -210,6 +210,38 @@ func (s *Store) AddBlock(runID int64, source string, b Block) {
 		return
 	}
 	s.enqueue(o)
+}
+
+// valueBuffers hold the values of queued blocks: an import queues a chunk
+// of a few megabytes at a time, which would otherwise be garbage a chunk.
+// (A sync.Pool would keep every buffer the writer gives back between two
+// collections, since the importer takes them on another P.)
+var valueBuffers bufferList
+
+// bufferList keeps a couple of buffers for reuse.
+type bufferList struct {
+	mu   sync.Mutex
+	free [][]float64
+}
+
+func (l *bufferList) get() []float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free[n-1] = nil
+		l.free = l.free[:n-1]
+		return b[:0]
+	}
+	return nil
+}
+
+func (l *bufferList) put(b []float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.free) < 2 {
+		l.free = append(l.free, b)
+	}
 }
 
 // blockOp encodes and inserts the blocks of AddBlock.
@@ -226,6 +258,19 @@ func (o *blockOp) describe() string {
 }
 
 func (o *blockOp) apply(ctx context.Context, w *writer) error {
+	if err := o.write(ctx, w); err != nil {
+		return err
+	}
+	// Once committed the values are not needed again (until then they
+	// are: a failed batch is replayed one write at a time).
+	w.onCommit = append(w.onCommit, func() {
+		valueBuffers.put(o.values)
+		o.values = nil
+	})
+	return nil
+}
+
+func (o *blockOp) write(ctx context.Context, w *writer) error {
 	key, se, err := w.chain(ctx, o.runID, o.source)
 	if err != nil {
 		return err

@@ -55,7 +55,8 @@ type writer struct {
 	newMetrics []string
 	newSources []string
 	touched    []encKey
-	finished   []int64 // runs whose chains end on commit
+	finished   []int64  // runs whose chains end on commit
+	onCommit   []func() // run after the commit
 
 	pairs       []idValue // scratch for a sample
 	vals        []float64
@@ -117,6 +118,8 @@ func (w *writer) inTx(ctx context.Context, batch []queued) (int, error) {
 	}
 	w.tx = tx
 	w.newMetrics, w.newSources, w.touched, w.finished = w.newMetrics[:0], w.newSources[:0], w.touched[:0], w.finished[:0]
+	clear(w.onCommit)
+	w.onCommit = w.onCommit[:0]
 	for i, q := range batch {
 		if err := q.op.apply(ctx, w); err != nil {
 			w.rollback()
@@ -128,6 +131,9 @@ func (w *writer) inTx(ctx context.Context, batch []queued) (int, error) {
 		return -1, fmt.Errorf("%s: commit transaction: %w", name, err)
 	}
 	w.tx = nil
+	for _, f := range w.onCommit {
+		f()
+	}
 	for _, runID := range w.finished {
 		for k := range w.encoders {
 			if k.runID == runID {
