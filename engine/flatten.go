@@ -21,8 +21,10 @@ func FlattenNumbers(doc bson.Raw) map[string]float64 {
 	flatNames.Lock()
 	defer flatNames.Unlock()
 	out := make(map[string]float64, max(flatNames.size, 64))
+	flatNames.pos, flatNames.next = 0, flatNames.next[:0]
 	flatNames.path = flattenInto(out, flatNames.path[:0], bsoncore.Document(doc))
 	flatNames.size = len(out)
+	flatNames.last, flatNames.next = flatNames.next, flatNames.last
 	if len(flatNames.m) > maxInterned {
 		flatNames.m = make(map[string]string, len(out))
 	}
@@ -32,20 +34,31 @@ func FlattenNumbers(doc bson.Raw) map[string]float64 {
 // maxInterned bounds the interned names: beyond it they start afresh.
 const maxInterned = 1 << 17
 
-// flatNames are the names FlattenNumbers gave out, by themselves.
+// flatNames are the names FlattenNumbers gave out, by themselves, and in
+// the order of the last document: the next one most likely has the same
+// fields in the same order, and then a comparison finds each name.
 var flatNames = struct {
 	sync.Mutex
-	m    map[string]string
-	path []byte
-	size int // of the last map
+	m          map[string]string
+	last, next []string // the names of the last document, of this one
+	pos        int      // in last
+	path       []byte
+	size       int // of the last map
 }{m: map[string]string{}}
 
 func intern(path []byte) string {
-	if s, ok := flatNames.m[string(path)]; ok {
-		return s
+	f := &flatNames
+	var s string
+	if f.pos < len(f.last) && f.last[f.pos] == string(path) {
+		s = f.last[f.pos]
+		f.pos++
+	} else if m, ok := f.m[string(path)]; ok {
+		s = m
+	} else {
+		s = string(path)
+		f.m[s] = s
 	}
-	s := string(path)
-	flatNames.m[s] = s
+	f.next = append(f.next, s)
 	return s
 }
 
