@@ -392,11 +392,17 @@ var isBlockSQL = fmt.Sprintf(`hex(substr(frame, 1, 1)) IN ('%02X', '%02X')`, fla
 // countSamples counts the samples of the rows fromWhere selects: one a
 // row, but for blocks, whose count follows their flags (block.go).
 func (s *Store) countSamples(ctx context.Context, fromWhere string, args ...any) (int64, error) {
-	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) `+fromWhere+` AND NOT `+isBlockSQL, args...).Scan(&n); err != nil {
+	// One snapshot for both queries, as in scanSamples.
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
 		return 0, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT substr(frame, 2, 10) `+fromWhere+` AND `+isBlockSQL, args...)
+	defer tx.Rollback() // read only: nothing to keep
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+fromWhere+` AND NOT `+isBlockSQL, args...).Scan(&n); err != nil {
+		return 0, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT substr(frame, 2, 10) `+fromWhere+` AND `+isBlockSQL, args...)
 	if err != nil {
 		return 0, err
 	}
@@ -491,13 +497,20 @@ func (s *Store) scanSamples(ctx context.Context, runID int64, source string, fro
 	if err != nil {
 		return err
 	}
+	// One snapshot for both queries: the writer may replace the rows of
+	// open samples by a block in between.
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // read only: nothing to keep
 	start := int64(math.MinInt64)
-	err = s.r.QueryRowContext(ctx, `SELECT ts FROM samples WHERE run_id = ? AND source_id = ? AND ts <= ?
+	err = tx.QueryRowContext(ctx, `SELECT ts FROM samples WHERE run_id = ? AND source_id = ? AND ts <= ?
 		AND keyframe = 1 ORDER BY ts DESC LIMIT 1`, runID, sid, lo).Scan(&start)
 	if err != nil && err != sql.ErrNoRows {
 		return err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT ts, frame FROM samples WHERE run_id = ? AND source_id = ?
+	rows, err := tx.QueryContext(ctx, `SELECT ts, frame FROM samples WHERE run_id = ? AND source_id = ?
 		AND ts >= ? AND ts <= ? ORDER BY ts`, runID, sid, start, hi)
 	if err != nil {
 		return err

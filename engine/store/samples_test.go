@@ -187,7 +187,8 @@ func TestSampleTimesKeepChainOrder(t *testing.T) {
 func TestReaderWhileWriting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wtd.db")
-	writer := openTest(t, path, Options{FlushInterval: 5 * time.Millisecond})
+	// Blocks of 7: the writer replaces rows while the reader reads.
+	writer := openTest(t, path, Options{FlushInterval: 5 * time.Millisecond, BlockSamples: 7})
 	reader := openTest(t, path, Options{})
 	runID, err := writer.CreateRun(ctx, RunInfo{PlaybookPath: "a.lua"})
 	if err != nil {
@@ -231,6 +232,17 @@ func TestReaderWhileWriting(t *testing.T) {
 		}
 		if int64(len(smp)) < count {
 			t.Fatalf("read %d: decoded %d samples, counted %d before", reads, len(smp), count)
+		}
+		if count > 3 {
+			// From a sample that may be a row of its own or in a block.
+			from := t0.Add(time.Duration(count-3) * time.Second)
+			tail, err := reader.Samples(ctx, runID, "server:m1", from, time.Time{})
+			if err != nil {
+				t.Fatalf("read %d: samples from %d: %v", reads, count-3, err)
+			}
+			if len(tail) < 3 || !tail[0].TS.Equal(from) {
+				t.Fatalf("read %d: %d samples from %d, want 3 or more from it", reads, len(tail), count-3)
+			}
 		}
 		if count == n {
 			t.Logf("%d reads while writing", reads)
