@@ -10,6 +10,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/record"
 	"wtd/engine/workload"
 	"wtd/hostctl"
 	"wtd/internal/fakemongod"
@@ -131,7 +132,7 @@ func BenchmarkSamplerReplayed(b *testing.B) {
 	b.StopTimer()
 	n := b.N + 1
 	// The run's end seals the samples still open into a block.
-	if err := r.Finish(ctx, StatusOK, ""); err != nil {
+	if err := r.Finish(ctx, record.StatusOK, ""); err != nil {
 		b.Fatal(err)
 	}
 	if err := st.Flush(ctx); err != nil {
