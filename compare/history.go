@@ -137,7 +137,7 @@ func BuildHistory(runs []RunRef, steps [][]record.StepRecord, m measure, opt His
 	var order []string
 	byStep := map[string][]HistoryPoint{}
 	for i, list := range steps {
-		keys, byKey := matchKeys(list)
+		keys, byKey := matchKeys(list, nil)
 		for _, k := range keys {
 			st := byKey[k]
 			if _, ok := byStep[k]; !ok {

@@ -30,6 +30,11 @@ type Options struct {
 	// with a thousand per-second values a 1% change is significant, and
 	// not worth a word. 0 means DefaultMinChange; below 0, none.
 	MinChange float64
+	// IgnoreLabels are labels left out when steps are matched across
+	// runs: a step of run A matches one of run B that differs from it only
+	// there. Labels whose values are those of a parameter the runs differ
+	// in are left out without being named.
+	IgnoreLabels []string
 }
 
 // DefaultMinChange is the smallest change a comparison calls a difference.
@@ -89,6 +94,9 @@ type StepRow struct {
 	// during the row's steps: its verdict is then not reliable.
 	HostBusy []string     `json:"host_busy,omitempty"`
 	Measures []MeasureRow `json:"measures"`
+	// Value is, in a comparison within one run (By), the value of the
+	// label whose steps are B.
+	Value string `json:"value,omitempty"`
 }
 
 // Reliable is false when the host was busy during a compared step.
@@ -129,6 +137,13 @@ type Result struct {
 	Steps      []StepRow `json:"steps"`
 	OnlyInA    []string  `json:"only_in_a"`
 	OnlyInB    []string  `json:"only_in_b"`
+	// By is set for a comparison within one run (By): the label and its
+	// values; A and B are then the same run.
+	By *ByValues `json:"by,omitempty"`
+	// Across are the labels whose values differ between the runs and
+	// that matching left out (Options.IgnoreLabels, or found from the
+	// runs' differing parameters).
+	Across []Across `json:"across,omitempty"`
 }
 
 // Runs compares run b with run a, both read from st.
@@ -166,7 +181,11 @@ func ref(r store.Run) RunRef {
 
 // Reasons lists why two runs are not comparable: different playbooks or
 // playbook text, parameters, servers (versions) or hosts (cores, memory).
-func Reasons(a, b *record.Record) []string {
+func Reasons(a, b *record.Record) []string { return reasons(a, b, nil) }
+
+// reasons are Reasons without the parameters in skip: those whose values
+// a label left out of the matching carries.
+func reasons(a, b *record.Record, skip map[string]bool) []string {
 	var out []string
 	ra, rb := a.Run, b.Run
 	if path.Base(ra.PlaybookPath) != path.Base(rb.PlaybookPath) {
@@ -189,6 +208,9 @@ func Reasons(a, b *record.Record) []string {
 	for _, k := range names {
 		va, okA := ra.Params[k]
 		vb, okB := rb.Params[k]
+		if skip[k] {
+			continue
+		}
 		if !okA || !okB || !store.SameParams(map[string]any{k: va}, map[string]any{k: vb}) {
 			out = append(out, fmt.Sprintf("parameter %s: %s and %s", k, paramText(va, okA), paramText(vb, okB)))
 		}
@@ -313,12 +335,12 @@ func seqs(steps []record.StepRecord) []int {
 
 // matchKey identifies a step across runs: name and all labels, with an
 // occurrence number when a run repeats the same name and labels.
-func matchKeys(steps []record.StepRecord) ([]string, map[string]record.StepRecord) {
+func matchKeys(steps []record.StepRecord, skip map[string]bool) ([]string, map[string]record.StepRecord) {
 	seen := map[string]int{}
 	var order []string
 	byKey := map[string]record.StepRecord{}
 	for _, st := range steps {
-		k := st.Title()
+		k := keyWithout(st, skip)
 		seen[k]++
 		if seen[k] > 1 {
 			k += fmt.Sprintf(" #%d", seen[k])
@@ -332,8 +354,16 @@ func matchKeys(steps []record.StepRecord) ([]string, map[string]record.StepRecor
 // Records compares run b with run a from their records.
 func Records(a, b *record.Record, opt Options) *Result {
 	opt = opt.withDefaults()
-	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: Reasons(a, b), Alpha: opt.Alpha, MinChange: opt.MinChange, Test: opt.Test,
-		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}}
+	across := acrossLabels(a, b, opt.IgnoreLabels)
+	skip, params := map[string]bool{}, map[string]bool{}
+	for _, x := range across {
+		skip[x.Label] = true
+		if x.Parameter != "" {
+			params[x.Parameter] = true
+		}
+	}
+	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: reasons(a, b, params), Alpha: opt.Alpha, MinChange: opt.MinChange, Test: opt.Test,
+		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}, Across: across}
 	if res.Reasons == nil {
 		res.Reasons = []string{}
 	}
@@ -341,8 +371,8 @@ func Records(a, b *record.Record, opt Options) *Result {
 	res.Forced = !res.Comparable && opt.Force
 	judged := res.Comparable || opt.Force
 
-	orderA, stepsA := matchKeys(a.Steps)
-	orderB, stepsB := matchKeys(b.Steps)
+	orderA, stepsA := matchKeys(a.Steps, skip)
+	orderB, stepsB := matchKeys(b.Steps, skip)
 	for _, k := range orderB {
 		if _, ok := stepsA[k]; !ok {
 			res.OnlyInB = append(res.OnlyInB, k)
@@ -357,7 +387,7 @@ func Records(a, b *record.Record, opt Options) *Result {
 			res.OnlyInA = append(res.OnlyInA, k)
 			continue
 		}
-		res.Steps = append(res.Steps, compareRow(sa.Title(), sa, []record.StepRecord{sa}, []record.StepRecord{sb}, false, judged, res, opt))
+		res.Steps = append(res.Steps, compareRow(keyWithout(sa, skip), without(sa, skip), []record.StepRecord{sa}, []record.StepRecord{sb}, false, judged, res, opt))
 		if _, hasRound := sa.Labels["round"]; hasRound && sa.Status == record.StatusOK && sb.Status == record.StatusOK {
 			g := record.RepetitionKey(sa)
 			if _, ok := groupsA[g]; !ok {
@@ -371,27 +401,34 @@ func Records(a, b *record.Record, opt Options) *Result {
 		if len(groupsA[g]) < 2 {
 			continue
 		}
-		first := groupsA[g][0]
+		first := without(groupsA[g][0], skip)
 		res.Steps = append(res.Steps, compareRow(withoutRound(first).Title()+", all rounds", first, groupsA[g], groupsB[g], true, judged, res, opt))
 	}
-	if len(opt.Measures) > 0 {
-		keep := map[string]bool{}
-		for _, name := range opt.Measures {
-			if m, err := measureNamed(name); err == nil {
-				keep[m.name], keep[m.loadName] = true, m.loadName != ""
-			}
-		}
-		for i := range res.Steps {
-			rows := res.Steps[i].Measures[:0]
-			for _, mr := range res.Steps[i].Measures {
-				if keep[mr.Measure] {
-					rows = append(rows, mr)
-				}
-			}
-			res.Steps[i].Measures = rows
+	keepMeasures(res, opt.Measures)
+	return res
+}
+
+// keepMeasures keeps only the named measures in the rows of res (all when
+// names is empty).
+func keepMeasures(res *Result, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	keep := map[string]bool{}
+	for _, name := range names {
+		if m, err := measureNamed(name); err == nil {
+			keep[m.name], keep[m.loadName] = true, m.loadName != ""
 		}
 	}
-	return res
+	for i := range res.Steps {
+		rows := res.Steps[i].Measures[:0]
+		for _, mr := range res.Steps[i].Measures {
+			if keep[mr.Measure] {
+				rows = append(rows, mr)
+			}
+		}
+		res.Steps[i].Measures = rows
+	}
 }
 
 // CheckMeasures returns an error naming the first unknown measure.

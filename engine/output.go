@@ -14,5 +14,5 @@ func (r *Run) Output(line string) {
 // steps steps with opt.
 func (r *Run) RecordTable(opt record.ReportOptions, steps int) {
 	r.cfg.Store.AddEvent(r.ID, time.Now(), "info", record.SourceTable, "report.table", map[string]any{
-		"by": opt.By, "title": opt.Title, "steps": steps})
+		"by": opt.By, "title": opt.Title, "verdict": opt.Verdict, "steps": steps})
 }

@@ -385,3 +385,36 @@ func ReadSettings(value func(key string) (string, bool), params func(key string)
 	}
 	return s, errors.Join(errs...)
 }
+
+// Value is the value the settings give an option, a server parameter or a
+// top-level key of engineConfig, named in any case ("cacheSizeGB",
+// "wiredTigerConcurrentReadTransactions", "eviction_target"), as a
+// playbook writes it; false when the settings do not give it.
+func (s Settings) Value(name string) (string, bool) {
+	for _, f := range s.fields() {
+		if !strings.EqualFold(f.option, name) || !f.given() {
+			continue
+		}
+		switch {
+		case f.num != nil:
+			return formatFloat(*f.num), true
+		case f.text != nil:
+			return *f.text, true
+		}
+	}
+	for _, n := range sortedKeys(s.SetParameters) {
+		if strings.EqualFold(n, name) {
+			return s.SetParameters[n], true
+		}
+	}
+	if s.EngineConfig != "" {
+		if pairs, err := SplitWTConfig(s.EngineConfig); err == nil {
+			for _, p := range pairs {
+				if strings.EqualFold(p[0], name) {
+					return p[1], true
+				}
+			}
+		}
+	}
+	return "", false
+}

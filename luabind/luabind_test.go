@@ -169,7 +169,7 @@ func TestRuntimeErrorsNamePlaybookLine(t *testing.T) {
 		{"step{ run = function() end }\n", "inline.lua:1: step: name is required", nil},
 		{"step{ name = 'x' }\n", "inline.lua:1: step x: run = function() ... end is required", nil},
 		{"step{ name = 'x', server = 1, run = function() end }\n", "inline.lua:1: step: server must be a server handle", nil},
-		{"report.table{ bye = 'x' }\n", "inline.lua:1: report.table: unknown option \"bye\"; did you mean by? (allowed: by, title)", nil},
+		{"report.table{ bye = 'x' }\n", "inline.lua:1: report.table: unknown option \"bye\"; did you mean by? (allowed: by, title, verdict)", nil},
 	} {
 		_, err := RunPlaybook(context.Background(), "inline.lua", tc.src, tr.env(nil))
 		wantPrefix(t, err, tc.prefix)

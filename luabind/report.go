@@ -1,6 +1,8 @@
 package luabind
 
 import (
+	"fmt"
+
 	"wtd/engine/record"
 
 	lua "github.com/yuin/gopher-lua"
@@ -13,17 +15,23 @@ func (b *binding) openReport(L *lua.LState) {
 	}))
 }
 
-// report.table{ by = "cacheSizeGB", title = "..." }
+// report.table{ by = "cacheSizeGB", title = "...", verdict = true }
 //
 // Prints the run's steps so far as a table (record.WriteReport): one row
 // per step, grouped by the label or setting named by by, then min/median/max
-// of ops/s over repeated steps. The call is recorded with the run, so the
+// of ops/s over repeated steps. verdict = true (with by) adds a column
+// comparing each step with the steps of by's first value, as
+// wtd compare --by does. The call is recorded with the run, so the
 // table can be redrawn from the database (wtd show).
 func (b *binding) reportTable(L *lua.LState) int {
-	o := checkOptions(L, 1, "report.table", "by", "title")
+	o := checkOptions(L, 1, "report.table", "by", "title", "verdict")
 	var opt record.ReportOptions
 	opt.By, _ = o.str("by")
 	opt.Title, _ = o.str("title")
+	opt.Verdict, _ = o.boolean("verdict")
+	if opt.Verdict && opt.By == "" {
+		b.raise(L, "report.table", fmt.Errorf("verdict = true needs by: the label or setting whose first value the steps are compared with"))
+	}
 	steps := b.env.Run.Steps()
 	record.WriteReport(b.out, steps, opt)
 	b.env.Run.RecordTable(opt, len(steps))

@@ -23,6 +23,7 @@ type compareFlags struct {
 	baseline  string
 	asJSON    bool
 	minChange string
+	by        string
 }
 
 // parseMinChange reads --min-change: a percentage, "5%" or "5"; 0 is none.
@@ -40,7 +41,7 @@ func parseMinChange(s string) (float64, error) {
 func newCompareCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
 	var f compareFlags
 	cmd := &cobra.Command{
-		Use:   "compare A B [C...] | compare --baseline RUN",
+		Use:   "compare A B [C...] | compare RUN --by LABEL | compare --baseline RUN",
 		Short: "Compare runs step by step: did anything change beyond noise?",
 		Long: `Compare matches the steps of run B (and C, ...) with those of run A by name,
 labels and round, and for each matched step and measure (ops/s, p50, p99,
@@ -68,6 +69,18 @@ comparable.
 --baseline RUN compares RUN with the previous ok run of the same playbook
 with the same parameters.
 
+--by LABEL compares within one run: the steps of each value of a label or
+setting (cacheSizeGB, a label the playbook gives its steps, a server
+parameter) against those of its first value, all rounds of a value together:
+"is 1 GB better than 0.25 GB?" is "wtd compare 4 --by cacheSizeGB". Labels
+that change with LABEL and nothing else are left out of the matching too.
+
+Across runs, --ignore-label LABEL matches steps that differ only in LABEL:
+two runs made with -p sizes=0.25 and -p sizes=1 whose steps are labelled
+cacheSizeGB. A label whose values are those of a parameter the runs differ
+in, with no value in common, is left out without being named, and that
+parameter is then no reason the runs are not comparable.
+
 RUN@STEP compares one step with another, of the same run or of others (every
 argument then names its step, by title or name): two --step windows of one
 wtd import, "wtd compare 7@normal 7@incident".
@@ -76,10 +89,15 @@ wtd import, "wtd compare 7@normal 7@incident".
 		Example: `  wtd compare 12 14
   wtd compare --baseline latest:cache_sweep
   wtd compare 7@normal 7@incident
+  wtd compare 4 --by cacheSizeGB
+  wtd compare 4 5 --ignore-label cacheSizeGB
   wtd compare 12 14 --json | jq '.[0].steps[] | select(.verdict == "slower")'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.baseline == "" && len(args) < 2 {
-				return usageErr("compare needs two runs or more, or --baseline RUN")
+			switch {
+			case f.by != "" && (len(args) != 1 || f.baseline != ""):
+				return usageErr("--by %s compares within one run: name one run, such as wtd compare latest --by %s", f.by, f.by)
+			case f.by == "" && f.baseline == "" && len(args) < 2:
+				return usageErr("compare needs two runs or more, one run and --by LABEL, or --baseline RUN")
 			}
 			if f.baseline != "" && len(args) > 0 {
 				return usageErr("--baseline RUN takes no other runs")
@@ -123,11 +141,28 @@ wtd import, "wtd compare 7@normal 7@incident".
 	cmd.Flags().StringVar(&f.opt.Test, "test", compare.TestMannWhitney, "mwu (Mann-Whitney U) or bootstrap (interval of the median's change)")
 	cmd.Flags().StringSliceVar(&f.opt.Measures, "measure", nil, "show only these measures (comma list): "+strings.Join(compare.MeasureNames, ", "))
 	cmd.Flags().StringVar(&f.baseline, "baseline", "", "compare RUN with the previous ok run of its playbook with the same parameters")
+	cmd.Flags().StringVar(&f.by, "by", "", "compare within one run: the steps of each value of this label or setting against its first value")
+	cmd.Flags().StringSliceVar(&f.opt.IgnoreLabels, "ignore-label", nil, "labels to leave out when matching steps across runs (comma list)")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print a JSON array of comparisons")
 	return cmd
 }
 
 func runComparisons(ctx context.Context, st *store.Store, args []string, f compareFlags) ([]*compare.Result, error) {
+	if f.by != "" {
+		id, err := resolveRun(ctx, st, args[0])
+		if err != nil {
+			return nil, err
+		}
+		rec, err := record.LoadSteps(ctx, st, id)
+		if err != nil {
+			return nil, failed(err)
+		}
+		r, err := compare.By(rec, f.by, f.opt)
+		if err != nil {
+			return nil, usageErr("--by: %v", err)
+		}
+		return []*compare.Result{r}, nil
+	}
 	if f.baseline != "" {
 		id, err := resolveRun(ctx, st, f.baseline)
 		if err != nil {
@@ -217,8 +252,20 @@ func runLine(r compare.RunRef) string {
 	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, termLine(r.Playbook), r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
 }
 
-func printComparison(w io.Writer, r *compare.Result) {
+// printComparisonHead says what was compared, and whether it could be.
+func printComparisonHead(w io.Writer, r *compare.Result) {
+	if r.By != nil {
+		fmt.Fprintf(w, "%s\n  steps of each %s (%s) compared with %s=%s, all rounds together\n",
+			runLine(r.A), termLine(r.By.Label), termLine(strings.Join(r.By.Values, ", ")), termLine(r.By.Label), termLine(r.By.Base))
+		if len(r.By.Alongside) > 0 {
+			fmt.Fprintf(w, "  labels that change with %s, left out of the matching: %s\n", termLine(r.By.Label), termLine(strings.Join(r.By.Alongside, ", ")))
+		}
+		return
+	}
 	fmt.Fprintf(w, "%s\n  compared with %s\n", runLine(r.B), runLine(r.A))
+	for _, a := range r.AcrossText() {
+		fmt.Fprintf(w, "  steps matched across %s\n", termLine(a))
+	}
 	switch {
 	case r.Comparable:
 		fmt.Fprintf(w, "comparable: same playbook, parameters, servers and host\n")
@@ -230,6 +277,10 @@ func printComparison(w io.Writer, r *compare.Result) {
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "  - %s\n", reason)
 	}
+}
+
+func printComparison(w io.Writer, r *compare.Result) {
+	printComparisonHead(w, r)
 	test := "Mann-Whitney U"
 	if r.Test == compare.TestBootstrap {
 		test = "bootstrap interval of the median's change"
@@ -239,7 +290,11 @@ func printComparison(w io.Writer, r *compare.Result) {
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
-	t.AppendHeader(table.Row{"step", "measure", fmt.Sprintf("run %d", r.A.ID), fmt.Sprintf("run %d", r.B.ID), "change", "n", "p / interval", "verdict"})
+	colA, colB := fmt.Sprintf("run %d", r.A.ID), fmt.Sprintf("run %d", r.B.ID)
+	if r.By != nil {
+		colA, colB = termLine(r.By.Label+"="+r.By.Base), "the step's value"
+	}
+	t.AppendHeader(table.Row{"step", "measure", colA, colB, "change", "n", "p / interval", "verdict"})
 	for i, s := range r.Steps {
 		if i > 0 {
 			t.AppendSeparator()
@@ -256,6 +311,12 @@ func printComparison(w io.Writer, r *compare.Result) {
 	}
 	t.SetColumnConfigs([]table.ColumnConfig{{Number: 3, Align: text.AlignRight}, {Number: 4, Align: text.AlignRight}, {Number: 5, Align: text.AlignRight}})
 	t.Render()
+	if r.By != nil {
+		for _, k := range append(append([]string{}, r.OnlyInA...), r.OnlyInB...) {
+			fmt.Fprintf(w, "with no step to compare: %s\n", termLine(k))
+		}
+		r = &compare.Result{Steps: r.Steps, Alpha: r.Alpha, MinChange: r.MinChange, Comparable: true}
+	}
 	for _, k := range r.OnlyInA {
 		fmt.Fprintf(w, "only in run %d: %s\n", r.A.ID, termLine(k))
 	}

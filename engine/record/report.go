@@ -20,6 +20,20 @@ type ReportOptions struct {
 	By string
 	// Title is printed above the table.
 	Title string
+	// Verdict adds a column with each step's comparison against the
+	// steps of By's first value (baseline, "faster +99.8% (p 0.00216)"),
+	// from compare's tests; it needs By.
+	Verdict bool
+}
+
+// byJudge words each step's comparison by a label (step seq -> cell); the
+// statistics live in package compare, which sets it (SetByJudge).
+var byJudge func(steps []StepRecord, by string) (base string, cells map[int]string)
+
+// SetByJudge sets how the verdict column of a table is filled: package
+// compare calls it when it is loaded.
+func SetByJudge(f func(steps []StepRecord, by string) (base string, cells map[int]string)) {
+	byJudge = f
 }
 
 func sortedLabelKeys(m map[string]any) []string {
@@ -31,19 +45,30 @@ func sortedLabelKeys(m map[string]any) []string {
 	return keys
 }
 
-// groupValue returns the value of by for a step: a label, else a setting.
-func groupValue(st StepRecord, by string) string {
+// LabelValue is the value of by for a step: its label of that name, else
+// the setting of that name in force (an option, a server parameter or a
+// key of engineConfig, in any case), else the server parameter read at
+// the step, else for cacheSizeGB the cache's size in GB; "" when the step
+// has none of them.
+func LabelValue(st StepRecord, by string) string {
 	if v, ok := st.Labels[by]; ok {
 		return fmt.Sprint(v)
 	}
-	if st.Settings != nil {
-		switch strings.ToLower(by) {
-		case "cachesizegb", "cache_size_gb":
-			if st.Settings.CacheMaxBytes > 0 {
-				return fmt.Sprintf("%.2f", float64(st.Settings.CacheMaxBytes)/(1<<30))
-			}
-		case "engineconfig":
-			return st.Settings.EngineConfig
+	if st.Settings == nil {
+		return ""
+	}
+	if v, ok := st.Settings.Value(by); ok {
+		return v
+	}
+	for k, v := range st.Settings.Parameters {
+		if strings.EqualFold(k, by) {
+			return fmt.Sprint(v)
+		}
+	}
+	switch strings.ToLower(by) {
+	case "cachesizegb", "cache_size_gb":
+		if st.Settings.CacheMaxBytes > 0 {
+			return fmt.Sprintf("%.2f", float64(st.Settings.CacheMaxBytes)/(1<<30))
 		}
 	}
 	return ""
@@ -133,13 +158,21 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 		header = append(header, "batch p50 ms", "batch p99 ms")
 	}
 	header = append(header, "pages read", "pages read/op", "cache peak MB", "dirty peak MB", "app evict ms", "verdict")
+	var vs map[int]string
+	if opt.Verdict && opt.By != "" && byJudge != nil {
+		base, cells := byJudge(steps, opt.By)
+		if base != "" {
+			vs = cells
+			header = append(header, "vs "+opt.By+"="+base)
+		}
+	}
 	t.AppendHeader(header)
 	groups := map[string][]float64{}
 	var order []string
 	for _, st := range steps {
 		row := table.Row{}
 		if opt.By != "" {
-			row = append(row, groupValue(st, opt.By))
+			row = append(row, LabelValue(st, opt.By))
 		}
 		n := numbersOf(st)
 		round := ""
@@ -163,7 +196,7 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 			}
 		}
 		if n.hasOps {
-			key := groupValue(st, opt.By) + "\x00" + st.Name
+			key := LabelValue(st, opt.By) + "\x00" + st.Name
 			if _, ok := groups[key]; !ok {
 				order = append(order, key)
 			}
@@ -175,6 +208,13 @@ func WriteReport(w io.Writer, steps []StepRecord, opt ReportOptions) {
 			verdict = st.Provenance.Verdict
 		}
 		row = append(row, verdict)
+		if vs != nil {
+			c, ok := vs[st.Seq]
+			if !ok {
+				c = Dash
+			}
+			row = append(row, c)
+		}
 		t.AppendRow(row)
 	}
 	t.Render()
@@ -233,6 +273,7 @@ func TableOf(ev store.Event) (ReportOptions, int, bool) {
 	var opt ReportOptions
 	opt.By, _ = ev.Attrs["by"].(string)
 	opt.Title, _ = ev.Attrs["title"].(string)
+	opt.Verdict, _ = ev.Attrs["verdict"].(bool)
 	n, _ := ev.Attrs["steps"].(float64)
 	return opt, int(n), true
 }

@@ -17,4 +17,4 @@ assert(steps[3].result == 42, "step 3 result")
 assert(type(steps[3].start) == "string", "times are RFC 3339 text")
 
 local ok, e = pcall(report.table, { bye = "x" })
-assert(not ok and e:find('unknown option "bye"; did you mean by? (allowed: by, title)', 1, true), tostring(e))
+assert(not ok and e:find('unknown option "bye"; did you mean by? (allowed: by, title, verdict)', 1, true), tostring(e))
