@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -77,6 +78,11 @@ type tableView struct{ Title, Text string }
 
 type comparisonView struct {
 	*compare.Result
+	// Heading names what was compared; ColA and ColB head the value
+	// columns: the runs, or the values of a label within one run.
+	Heading, ColA, ColB string
+	// Matched says which labels the matching left out.
+	Matched  []string
 	TestText string
 	Rows     []rowView
 	Summary  []summaryLine
@@ -104,6 +110,10 @@ type PageOptions struct {
 	// Header is put first in the page's body (e.g. the links of the
 	// daemon's dashboard); it must fetch nothing.
 	Header template.HTML
+	// By adds, for each run, the comparison of the steps of each value of
+	// this label or setting with those of its first value (compare.By).
+	// A table the playbook printed with verdict = true adds its own.
+	By string
 }
 
 // WritePage renders the model as WriteHTML does, with opt's header.
@@ -117,6 +127,17 @@ func (m *Model) WritePage(w io.Writer, popt PageOptions) error {
 		titles = append(titles, fmt.Sprintf("run %d", rec.Run.ID))
 	}
 	d.Title = "wtd report: " + strings.Join(titles, " and ") + " (" + m.Records[0].Run.PlaybookPath + ")"
+	for _, rec := range m.Records {
+		for _, by := range byLabels(rec, popt.By) {
+			r, err := compare.By(rec, by, opt)
+			if err != nil && by == popt.By {
+				return fmt.Errorf("--by: %w", err)
+			}
+			if err == nil {
+				d.Comparisons = append(d.Comparisons, viewComparison(r))
+			}
+		}
+	}
 	for _, rec := range m.Records[1:] {
 		d.Comparisons = append(d.Comparisons, viewComparison(compare.Records(m.Records[0], rec, opt)))
 	}
@@ -176,8 +197,35 @@ func since(start, end time.Time) string {
 	return end.Sub(start).Round(10 * time.Millisecond).String()
 }
 
+// byLabels are the labels a run's report compares its steps by: by, then
+// those of the tables the playbook printed with verdict = true.
+func byLabels(rec *record.Record, by string) []string {
+	var out []string
+	if by != "" {
+		out = append(out, by)
+	}
+	for _, t := range rec.Tables() {
+		if t.Options.Verdict && t.Options.By != "" && !slices.Contains(out, t.Options.By) {
+			out = append(out, t.Options.By)
+		}
+	}
+	return out
+}
+
 func viewComparison(r *compare.Result) comparisonView {
-	v := comparisonView{Result: r, TestText: fmt.Sprintf("Mann-Whitney U at alpha %g on per-second values (ops/s, p99) or one value per round; fewer than 3 values a side: no test.", r.Alpha)}
+	v := comparisonView{Result: r, Heading: fmt.Sprintf("Run %d compared with run %d", r.B.ID, r.A.ID),
+		ColA: fmt.Sprintf("run %d", r.A.ID), ColB: fmt.Sprintf("run %d", r.B.ID)}
+	for _, a := range r.AcrossText() {
+		v.Matched = append(v.Matched, "Steps matched across "+a+".")
+	}
+	if r.By != nil {
+		v.Heading = fmt.Sprintf("Run %d: the steps of each %s compared with %s=%s", r.A.ID, r.By.Label, r.By.Label, r.By.Base)
+		v.ColA, v.ColB = r.By.Label+"="+r.By.Base, "the step's value"
+		if len(r.By.Alongside) > 0 {
+			v.Matched = []string{"Labels that change with " + r.By.Label + ", left out of the matching: " + strings.Join(r.By.Alongside, ", ") + "."}
+		}
+	}
+	v.TestText = fmt.Sprintf("Mann-Whitney U at alpha %g on per-second values (ops/s, p99) or one value per round; fewer than 3 values a side: no test.", r.Alpha)
 	if r.Test == compare.TestBootstrap {
 		v.TestText = fmt.Sprintf("Bootstrap interval of the median's change at alpha %g on per-second values (ops/s, p99) or one value per round.", r.Alpha)
 	}

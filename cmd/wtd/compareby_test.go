@@ -110,4 +110,15 @@ func TestCompareBySetting(t *testing.T) {
 	if !regexp.MustCompile(`faster( \(not reliable\))? \+\d+\.\d% \(p `).MatchString(show.stdout) || !strings.Contains(show.stdout, "VS SIZE=0.25") {
 		t.Fatalf("show 1: the table's verdict column:\n%s", show.stdout)
 	}
+
+	// The report shows the comparison the table asked for; --by names one.
+	page := runCLI(t, nil, "report", "--db", db, "1", "-o", "-")
+	if page.code != 0 || !strings.Contains(page.stdout, "Run 1: the steps of each size compared with size=0.25") ||
+		!strings.Contains(page.stdout, "Labels that change with size, left out of the matching: cacheSizeGB.") {
+		t.Fatalf("report 1: %d\n%s", page.code, page.stderr)
+	}
+	page = runCLI(t, nil, "report", "--db", db, "1", "-o", "-", "--by", "colour")
+	if page.code == 0 || !strings.Contains(page.stderr, `no step of run 1 has a label or setting "colour"`) {
+		t.Fatalf("report --by colour: %d\n%s", page.code, page.stderr)
+	}
 }

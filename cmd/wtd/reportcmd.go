@@ -14,7 +14,7 @@ import (
 )
 
 func newReportCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	var out, format string
+	var out, format, by string
 	var opt compare.Options
 	cmd := &cobra.Command{
 		Use:   "report RUN [RUN...] [-o report.html]",
@@ -34,9 +34,15 @@ With two runs or more, the charts overlay them (seconds since each run
 started) and the report adds the comparison of each run with the first, as
 wtd compare prints it (--alpha, --force, --test).
 
+--by LABEL adds, for each run, the comparison of the steps of each value of
+a label or setting with those of its first value, as wtd compare RUN --by
+LABEL prints it; a table the playbook printed with verdict = true adds its
+own.
+
 ` + runArgHelp,
 		Example: `  wtd report latest -o sweep.html
-  wtd report 12 14 -o nightly.html`,
+  wtd report 12 14 -o nightly.html
+  wtd report latest --by cacheSizeGB`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "html" {
@@ -57,14 +63,14 @@ wtd compare prints it (--alpha, --force, --test).
 					return failed(err)
 				}
 				if out == "-" {
-					return failed(m.WriteHTML(env.Stdout, opt))
+					return failed(m.WritePage(env.Stdout, report.PageOptions{Compare: opt, By: by}))
 				}
 				f, err := os.Create(out)
 				if err != nil {
 					return usageErr("%v", err)
 				}
 				bw := bufio.NewWriter(f)
-				err = m.WriteHTML(bw, opt)
+				err = m.WritePage(bw, report.PageOptions{Compare: opt, By: by})
 				if err == nil {
 					err = bw.Flush()
 				}
@@ -85,5 +91,6 @@ wtd compare prints it (--alpha, --force, --test).
 	cmd.Flags().Float64Var(&opt.Alpha, "alpha", compare.DefaultAlpha, "significance level of the comparison of several runs")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "compare runs that are not comparable")
 	cmd.Flags().StringVar(&opt.Test, "test", compare.TestMannWhitney, "mwu or bootstrap")
+	cmd.Flags().StringVar(&by, "by", "", "add the comparison of each run's steps by this label or setting (as wtd compare RUN --by)")
 	return cmd
 }
