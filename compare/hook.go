@@ -29,6 +29,15 @@ type RunVerdict struct {
 	Steps []VerdictStep `json:"steps,omitempty"`
 	Alpha float64       `json:"alpha,omitempty"` // the comparison's level and test
 	Test  string        `json:"test,omitempty"`
+	// History are the earlier runs a verdict in the run's history
+	// (VerdictInHistory) weighed it against, newest first; the steps' A
+	// is then their median.
+	History []int64 `json:"history,omitempty"`
+	// Method says how the verdict was reached, in words.
+	Method string `json:"method,omitempty"`
+	// HostBusy says that the host was busy with other work during a step
+	// behind the verdict: the verdict is then not reliable.
+	HostBusy []string `json:"host_busy,omitempty"`
 	// Result is the whole comparison (nil without a baseline).
 	Result *Result `json:"-"`
 }

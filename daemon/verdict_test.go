@@ -205,7 +205,32 @@ func TestVerdictHook(t *testing.T) {
 			t.Errorf("run %d: slower %v, steps %+v; want reads at -50%%", c.run, v.Slower, v.Steps)
 		}
 	}
-	if !strings.Contains(logs.String(), `msg="regression verdict" schedule=reads run=2 baseline=1 verdict=slower slower=[reads]`) {
+	if !strings.Contains(logs.String(), `msg="regression verdict" schedule=reads run=2 baseline=1 history=[] verdict=slower slower=[reads]`) {
 		t.Errorf("log:\n%s", logs.String())
+	}
+
+	// With three earlier runs or more, a run is judged among them: the
+	// slow run is now part of the history, and a run at the level of the
+	// others is no difference, one at a third of it slower.
+	level := func(f float64) []float64 {
+		out := make([]float64, len(base))
+		for i, b := range base {
+			out[i] = b * f
+		}
+		return out
+	}
+	testruns.Reads(t, st, "reads.lua", "-- reads\n", level(1.02), p99s)
+	testruns.Reads(t, st, "reads.lua", "-- reads\n", level(0.98), p99s)
+	same := testruns.Reads(t, st, "reads.lua", "-- reads\n", level(1.01), p99s)
+	slower := testruns.Reads(t, st, "reads.lua", "-- reads\n", level(0.3), p99s)
+	for _, c := range []struct {
+		run     int64
+		verdict string
+		history int
+	}{{same, compare.NoDifference, 4}, {slower, compare.Slower, 5}} {
+		v, _ := d.verdict(ctx, schedule.RunEnd{Schedule: "reads", RunID: c.run, Status: store.StatusOK})[record.VerdictAttr].(compare.RunVerdict)
+		if v.Verdict != c.verdict || len(v.History) != c.history || v.History[0] != c.run-1 || !strings.HasPrefix(v.Method, "against the last") {
+			t.Errorf("run %d: %s over %v (%s), want %s over %d runs", c.run, v.Verdict, v.History, v.Method, c.verdict, c.history)
+		}
 	}
 }

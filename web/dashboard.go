@@ -93,7 +93,10 @@ func verdictTitle(v *compare.RunVerdict) string {
 		return ""
 	}
 	var parts []string
-	if v.Baseline > 0 {
+	switch {
+	case len(v.History) > 0:
+		parts = append(parts, fmt.Sprintf("against the median of the last %d comparable runs", len(v.History)))
+	case v.Baseline > 0:
 		parts = append(parts, fmt.Sprintf("against run %d", v.Baseline))
 	}
 	for _, s := range v.Steps {
@@ -104,6 +107,9 @@ func verdictTitle(v *compare.RunVerdict) string {
 		parts = append(parts, p)
 	}
 	parts = append(parts, v.Reasons...)
+	for _, b := range v.HostBusy {
+		parts = append(parts, "host busy during "+b+": verdict not reliable")
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"wtd/compare"
 )
 
 // PrintSchedules writes reply as `wtd schedules` shows it: a table of the
@@ -19,8 +21,14 @@ func PrintSchedules(w io.Writer, reply SchedulesReply) {
 			last = fmt.Sprintf("%d %s", s.LastRun.ID, s.LastRun.Status)
 			if v := s.LastRun.Verdict; v != nil {
 				verdict = v.Verdict
-				if v.Baseline > 0 {
+				switch {
+				case len(v.History) > 0:
+					verdict += fmt.Sprintf(" (vs last %d)", len(v.History))
+				case v.Baseline > 0:
 					verdict += fmt.Sprintf(" (vs %d)", v.Baseline)
+				}
+				if len(v.HostBusy) > 0 && (v.Verdict == compare.Slower || v.Verdict == compare.Faster) {
+					verdict += " (not reliable)"
 				}
 			}
 		}
