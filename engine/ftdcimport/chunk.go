@@ -28,6 +28,8 @@ type nameMap struct {
 	// delta[k] is the index in the chunk of engine.DeltaMetrics()[k], -1
 	// when the chunk lacks it.
 	delta []int
+	// host are the chunk's systemMetrics that go to the host source.
+	host *hostMap
 }
 
 // index fills the parts of nm that follow from names.
@@ -58,11 +60,15 @@ const ServerStatusPrefix = "serverStatus."
 // store, such as array elements and timestamps' increments, are left out);
 // any other section's metrics by their full FTDC name
 // ("replSetGetStatus.members.0.health", "systemMetrics.cpu.user_ms").
-// Each section's start and end (the collector's own times) are left out.
+// Each section's start and end (the collector's own times) are left out,
+// and so are the systemMetrics stored as host metrics (newHostMap).
 func newNameMap(c *ftdc.Chunk) *nameMap {
 	flat := engine.FlattenNumbers(serverStatus(c.Ref))
-	nm := &nameMap{names: make([]string, len(c.Names))}
+	nm := &nameMap{names: make([]string, len(c.Names)), host: newHostMap(c)}
 	for i, n := range c.Names {
+		if nm.host.mapped[i] {
+			continue
+		}
 		if k, ok := strings.CutPrefix(n, ServerStatusPrefix); ok {
 			if _, sampled := flat[k]; sampled && k != "start" && k != "end" {
 				nm.names[i] = k
@@ -82,7 +88,7 @@ func newNameMap(c *ftdc.Chunk) *nameMap {
 
 func (im *importer) nameMap(c *ftdc.Chunk) *nameMap {
 	if len(c.Names) == 0 {
-		return (&nameMap{}).index(im.dm)
+		return (&nameMap{host: newHostMap(c)}).index(im.dm)
 	}
 	key := &c.Names[0]
 	if nm, ok := im.names[key]; ok {
@@ -169,6 +175,7 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 		}
 	}
 	im.st.AddBlock(p.res.Run, source, store.Block{Names: nm.stored, TS: im.ts, Values: im.buf})
+	im.addHost(p.res.Run, nm.host, c, &p.hostPrev)
 	// One chunk at a time: the store's queue holds no more than a chunk.
 	return im.st.Flush(im.ctx)
 }

@@ -162,6 +162,7 @@ type process struct {
 	stretches []*stretch
 	windows   []*tracker
 	files     map[string]bool
+	hostPrev  hostPrev // the last systemMetrics sample, for the host rates
 }
 
 // stretch is a part of a process with one configuration.
@@ -224,6 +225,8 @@ type importer struct {
 	keep   []int       // the samples of a chunk kept (after the process's last)
 	ts     []time.Time // their times
 	buf    []float64   // their values, metric by metric
+	// hostBuf holds a chunk's host metrics, hostBlk those of one block.
+	hostBuf, hostBlk []float64
 }
 
 type fileState struct {
