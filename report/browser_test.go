@@ -35,50 +35,89 @@ func TestReportInBrowser(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := writeReport(t, m, tc.name)
+			drawnInBrowser(t, allocCtx, m, tc.name)
+		})
+	}
+}
 
-			bctx, cancel := chromedp.NewContext(allocCtx)
-			defer cancel()
-			bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
-			defer cancelTimeout()
-			problems, err := testbrowser.Watch(bctx, func(u string) bool {
-				return strings.HasPrefix(u, "file://") || strings.HasPrefix(u, "data:")
-			})
+// drawnInBrowser opens m's report in a tab of allocCtx's browser and checks
+// that no console error, exception or request beyond the file itself came,
+// and that every chart was drawn with its series and has pixels in its
+// lines' colours; a screenshot named name is kept.
+func drawnInBrowser(t *testing.T, allocCtx context.Context, m *Model, name string) {
+	t.Helper()
+	path := writeReport(t, m, name)
+	bctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelTimeout()
+	problems, err := testbrowser.Watch(bctx, func(u string) bool {
+		return strings.HasPrefix(u, "file://") || strings.HasPrefix(u, "data:")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(bctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body"))
+	if err == nil {
+		_, err = chromedp.Run(bctx, chromedp.Poll[bool](fmt.Sprintf("window.wtdCharts && window.wtdCharts.length === %d", len(m.Charts)),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	var charts []testbrowser.DrawnChart
+	var pixels []int
+	if err == nil {
+		charts, err = chromedp.Run(bctx, chromedp.Evaluate[[]testbrowser.DrawnChart]("window.wtdCharts"))
+	}
+	if err == nil {
+		pixels, err = chromedp.Run(bctx, chromedp.Evaluate[[]int](testbrowser.LinePixels))
+	}
+	if err != nil {
+		t.Fatalf("browser: %v (problems so far: %v)", err, problems.List())
+	}
+	testbrowser.Screenshot(t, bctx, name)
+	for _, p := range problems.List() {
+		t.Errorf("%s", p)
+	}
+	if len(charts) != len(m.Charts) || len(pixels) != len(m.Charts) {
+		t.Fatalf("%d charts drawn, %d canvases, want %d", len(charts), len(pixels), len(m.Charts))
+	}
+	for i, c := range charts {
+		want := m.Charts[i]
+		if c.ID != want.ID || c.Series != want.SeriesCount() || c.Expected != want.SeriesCount() {
+			t.Errorf("chart %s: drawn with %d series (data says %d), want %s with %d", c.ID, c.Series, c.Expected, want.ID, want.SeriesCount())
+		}
+		if pixels[i] < 20 {
+			t.Errorf("chart %s: %d pixels in its lines' colours", c.ID, pixels[i])
+		}
+	}
+}
+
+// TestImportedReportInBrowser opens the reports of real FTDC files
+// imported, 7.0 and an 8.0 replica set's primary, in headless Chromium:
+// the cache, eviction, tickets, host CPU and disk charts, and for the
+// replica set the replication lag, are drawn with their data.
+func TestImportedReportInBrowser(t *testing.T) {
+	exe := testbrowser.Chromium(t)
+	allocCtx := testbrowser.Allocator(t, exe)
+	st, runs := imported(t)
+	for _, tc := range []struct {
+		name, path string
+		want       []string
+	}{
+		{"report-import-7.0", ftdc70, []string{"cache", "pages", "evict", "tickets", "cpu", "disk"}},
+		{"report-import-8.0-replset", ftdc8015, []string{"cache", "pages", "evict", "tickets", "cpu", "disk", "repl"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Load(context.Background(), st, runs[tc.path])
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = chromedp.Do(bctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body"))
-			if err == nil {
-				_, err = chromedp.Run(bctx, chromedp.Poll[bool](fmt.Sprintf("window.wtdCharts && window.wtdCharts.length === %d", len(m.Charts)),
-					chromedp.WithPollingTimeout(20*time.Second)))
-			}
-			var charts []testbrowser.DrawnChart
-			var pixels []int
-			if err == nil {
-				charts, err = chromedp.Run(bctx, chromedp.Evaluate[[]testbrowser.DrawnChart]("window.wtdCharts"))
-			}
-			if err == nil {
-				pixels, err = chromedp.Run(bctx, chromedp.Evaluate[[]int](testbrowser.LinePixels))
-			}
-			if err != nil {
-				t.Fatalf("browser: %v (problems so far: %v)", err, problems.List())
-			}
-			testbrowser.Screenshot(t, bctx, tc.name)
-			for _, p := range problems.List() {
-				t.Errorf("%s", p)
-			}
-			if len(charts) != len(m.Charts) || len(pixels) != len(m.Charts) {
-				t.Fatalf("%d charts drawn, %d canvases, want %d", len(charts), len(pixels), len(m.Charts))
-			}
-			for i, c := range charts {
-				want := m.Charts[i]
-				if c.ID != want.ID || c.Series != want.SeriesCount() || c.Expected != want.SeriesCount() {
-					t.Errorf("chart %s: drawn with %d series (data says %d), want %s with %d", c.ID, c.Series, c.Expected, want.ID, want.SeriesCount())
-				}
-				if pixels[i] < 20 {
-					t.Errorf("chart %s: %d pixels in its lines' colours", c.ID, pixels[i])
+			got := chartsByID(m)
+			for _, id := range tc.want {
+				if c, ok := got[id]; !ok || c.SeriesCount() == 0 || measured(c) == 0 {
+					t.Errorf("no %s chart with data in the report", id)
 				}
 			}
+			drawnInBrowser(t, allocCtx, m, tc.name)
 		})
 	}
 }

@@ -65,40 +65,43 @@ type metricLine struct {
 	label, metric string
 	rate          bool    // per-second rate of a counter
 	scale         float64 // multiply by
+	// or are the metric's names in other server versions, tried in
+	// order when metric was not recorded.
+	or []string
 }
+
+// names are the metric's names, its own first.
+func (l metricLine) names() []string { return append([]string{l.metric}, l.or...) }
 
 // metricChart is a chart of sampled metrics of one kind of source.
 type metricChart struct {
 	id, title, unit, note string
 	host                  bool // host metrics, else each server's
 	lines                 []metricLine
-	// alternatives are tried in order when none of lines was recorded
-	// (metric names differ between server versions).
-	alternatives [][]metricLine
 }
 
 const mb = 1.0 / (1 << 20)
 
 var metricCharts = []metricChart{
 	{id: "cache", title: "WiredTiger cache", unit: "MB", lines: []metricLine{
-		{"cache used", engine.CacheMetric("bytes currently in the cache"), false, mb},
-		{"dirty", engine.CacheMetric("tracked dirty bytes in the cache"), false, mb},
-		{"configured maximum", engine.CacheMetric("maximum bytes configured"), false, mb}}},
+		{"cache used", engine.CacheMetric("bytes currently in the cache"), false, mb, nil},
+		{"dirty", engine.CacheMetric("tracked dirty bytes in the cache"), false, mb, nil},
+		{"configured maximum", engine.CacheMetric("maximum bytes configured"), false, mb, nil}}},
 	{id: "pages", title: "Pages read into and written from the cache", unit: "pages/s", lines: []metricLine{
-		{"read into cache", engine.CacheMetric("pages read into cache"), true, 1},
-		{"written from cache", engine.CacheMetric("pages written from cache"), true, 1}}},
+		{"read into cache", engine.CacheMetric("pages read into cache"), true, 1, nil},
+		{"written from cache", engine.CacheMetric("pages written from cache"), true, 1, nil}}},
+	// 8.0 moved the application threads' eviction time into cache.
 	{id: "evict", title: "Application-thread eviction", unit: "ms of eviction per s", note: "time application threads spent evicting pages instead of serving requests", lines: []metricLine{
-		{"app-thread eviction", record.AppThreadEvictMetric, true, 1e-3}}},
+		{"app-thread eviction", record.AppThreadEvictMetric, true, 1e-3, []string{engine.CacheMetric("application thread time evicting (usecs)")}}}},
+	// The tickets are wiredTiger.concurrentTransactions up to 7.0 and
+	// queues.execution from 8.0 (the real 7.0 files have only the first).
 	{id: "tickets", title: "Tickets out and operations queued", unit: "count", lines: []metricLine{
-		{"read tickets out", "wiredTiger.concurrentTransactions.read.out", false, 1},
-		{"write tickets out", "wiredTiger.concurrentTransactions.write.out", false, 1},
-		{"readers queued", "globalLock.currentQueue.readers", false, 1},
-		{"writers queued", "globalLock.currentQueue.writers", false, 1}},
-		alternatives: [][]metricLine{{
-			{"read tickets out", "queues.execution.read.out", false, 1},
-			{"write tickets out", "queues.execution.write.out", false, 1}}}},
+		{"read tickets out", "wiredTiger.concurrentTransactions.read.out", false, 1, []string{"queues.execution.read.out"}},
+		{"write tickets out", "wiredTiger.concurrentTransactions.write.out", false, 1, []string{"queues.execution.write.out"}},
+		{"readers queued", "globalLock.currentQueue.readers", false, 1, nil},
+		{"writers queued", "globalLock.currentQueue.writers", false, 1, nil}}},
 	{id: "cpu", title: "Host CPU", unit: "%", host: true, lines: []metricLine{
-		{"user", "cpu.user", false, 1}, {"system", "cpu.system", false, 1}, {"iowait", "cpu.iowait", false, 1}}},
+		{"user", "cpu.user", false, 1, nil}, {"system", "cpu.system", false, 1, nil}, {"iowait", "cpu.iowait", false, 1, nil}}},
 }
 
 // Model is everything a report shows.
@@ -143,7 +146,7 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 		}
 		charts = append(charts, c)
 	}
-	charts = append(charts, diskChart(m.Records, cols))
+	charts = append(charts, diskChart(m.Records, cols), replChart(m.Records, cols))
 	charts = append(charts, kneeCharts(m.Records)...)
 	for _, c := range charts {
 		if c.SeriesCount() == 0 {
@@ -225,8 +228,9 @@ func stepSeries(rec *record.Record) (ops, p99 RunData) {
 type runColumns map[string]store.Columns
 
 // loadColumns reads, for each host and server source of rec, every metric
-// of the charts of that kind (alternatives included) and, for the host,
-// its disks.
+// of the charts of that kind (each name a version may give it) and, for the
+// host, its disks; for a server, its replica set's members as
+// replSetGetStatus saw them.
 func loadColumns(ctx context.Context, st *store.Store, rec *record.Record) (runColumns, error) {
 	out := runColumns{}
 	for _, src := range rec.Sources {
@@ -239,11 +243,12 @@ func loadColumns(ctx context.Context, st *store.Store, rec *record.Record) (runC
 			if mc.host != host {
 				continue
 			}
-			for _, lines := range append([][]metricLine{mc.lines}, mc.alternatives...) {
-				for _, l := range lines {
-					names = append(names, l.metric)
-				}
+			for _, l := range mc.lines {
+				names = append(names, l.names()...)
 			}
+		}
+		if !host {
+			names = append(names, memberMetrics()...)
 		}
 		if host {
 			all, err := st.MetricNames(ctx, rec.Run.ID, src)
@@ -289,35 +294,32 @@ func metricSeries(rec *record.Record, rc runColumns, mc metricChart) RunData {
 	}
 	for _, src := range sources {
 		cols := rc[src]
-		for _, lines := range append([][]metricLine{mc.lines}, mc.alternatives...) {
-			var got []Series
-			for _, l := range lines {
-				y := column(cols, l.metric)
-				if allNaN(y) {
-					continue
+		for _, l := range mc.lines {
+			var y []float64
+			for _, name := range l.names() {
+				if y = column(cols, name); !allNaN(y) {
+					break
 				}
-				if l.rate {
-					y = record.Rates(cols.TS, y)
-				}
-				for j := range y {
-					y[j] *= l.scale
-				}
-				label := l.label
-				if len(sources) > 1 {
-					label = strings.TrimPrefix(src, "server:") + " " + label
-				}
-				got = append(got, Series{Label: label, Y: y})
 			}
-			if len(got) == 0 {
+			if allNaN(y) {
 				continue
 			}
-			rd.Series = append(rd.Series, got...)
-			if rd.X == nil {
-				for _, ts := range cols.TS {
-					rd.X = append(rd.X, rel(rec, ts))
-				}
+			if l.rate {
+				y = record.Rates(cols.TS, y)
 			}
-			break
+			for j := range y {
+				y[j] *= l.scale
+			}
+			label := l.label
+			if len(sources) > 1 {
+				label = strings.TrimPrefix(src, "server:") + " " + label
+			}
+			rd.Series = append(rd.Series, Series{Label: label, Y: y})
+		}
+		if len(rd.Series) > 0 && rd.X == nil {
+			for _, ts := range cols.TS {
+				rd.X = append(rd.X, rel(rec, ts))
+			}
 		}
 		if len(sources) > 1 && len(rd.Series) > 0 {
 			// Different servers have different sample times: one source
@@ -390,9 +392,9 @@ func diskChart(recs []*record.Record, cols []runColumns) Chart {
 			}
 			switch field {
 			case "read_bytes":
-				lines = append(lines, metricLine{dev + " read", n, false, mb})
+				lines = append(lines, metricLine{dev + " read", n, false, mb, nil})
 			case "write_bytes":
-				lines = append(lines, metricLine{dev + " write", n, false, mb})
+				lines = append(lines, metricLine{dev + " write", n, false, mb, nil})
 			}
 		}
 		sort.Slice(lines, func(i, j int) bool { return lines[i].label < lines[j].label })

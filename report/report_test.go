@@ -42,7 +42,7 @@ var (
 // TestMain removes the recorded runs at the end.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, dir := range []string{recordDir, kneeDir} {
+	for _, dir := range []string{recordDir, kneeDir, importsDir} {
 		if dir != "" {
 			os.RemoveAll(dir)
 		}
