@@ -107,7 +107,7 @@ func mutatingRoutes(t *testing.T, api *Server, values map[string]string) (patter
 		}
 		patterns, methods, paths = append(patterns, pattern), append(methods, method), append(paths, path)
 	}
-	for _, want := range []string{"POST /api/v1/schedules/{name}/run", "POST /api/v1/runs/{id}/abort"} {
+	for _, want := range []string{"POST /api/v1/schedules/{name}/run", "POST /api/v1/runs/{id}/abort", "POST /api/v1/import"} {
 		if !slices.Contains(patterns, want) {
 			t.Fatalf("route %s is not among the mutating routes found: %v (all routes: %v)", want, patterns, api.mux.patterns)
 		}
@@ -190,6 +190,11 @@ func TestEveryMutatingRouteRefusesStrangers(t *testing.T) {
 					}
 					code, body := do(t, req)
 					calls := sched.take()
+					if pattern == "POST /api/v1/import" && code == 400 {
+						// The upload acts without the scheduler: let in,
+						// it says the empty body is no FTDC file.
+						calls = append(calls, "import")
+					}
 					if tc.code == 0 {
 						if code == 401 || code == 403 || len(calls) == 0 {
 							t.Errorf("%s %s: %d %v, scheduler calls %v; want it to act", methods[i], paths[i], code, body, calls)

@@ -55,6 +55,10 @@ func (w *jsonErrorWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
+// Unwrap lets http.ResponseController reach the connection (an upload
+// sets its own deadlines).
+func (w *jsonErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 // Flush lets streaming handlers flush through the wrapper.
 func (w *jsonErrorWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {

@@ -1,14 +1,16 @@
 // Package web is the daemon's HTTP API (JSON under /api/v1, /healthz,
 // /metrics for Prometheus) and its dashboard (HTML pages at /, /runs/{id},
 // /schedules and /compare). Read-only
-// calls are open; calls that change something (POST) need the bearer
-// token when the config names a token_file.
+// calls are open; calls that change something (POST: firing a schedule,
+// aborting a run, importing FTDC files) need the bearer token when the
+// config names a token_file.
 package web
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -35,12 +37,16 @@ type Options struct {
 	// Registry gets the daemon's metrics; nil means a new one. Metrics
 	// collected elsewhere (e.g. run durations) register in it too.
 	Registry *prometheus.Registry
+	// MaxImportBytes caps an upload to POST /api/v1/import;
+	// DefaultMaxImportBytes when 0.
+	MaxImportBytes int64
 }
 
 // Server is the daemon's HTTP handler.
 type Server struct {
-	opts Options
-	mux  *routes
+	opts      Options
+	mux       *routes
+	importing sync.Mutex // one upload imported at a time
 }
 
 // routes is the server's router; it keeps the pattern of every route
@@ -81,6 +87,7 @@ func New(opts Options) *Server {
 	s.mux.HandleFunc("GET /api/v1/runs/{id}", s.getRun)
 	s.mux.HandleFunc("GET /api/v1/runs/{id}/samples", s.getSamples)
 	s.mux.HandleFunc("POST /api/v1/runs/{id}/abort", s.mutating(s.abortRun))
+	s.mux.HandleFunc("POST /api/v1/import", s.mutating(s.importFTDC))
 	s.registerDashboard()
 	return s
 }

@@ -281,6 +281,9 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 		return nil, fmt.Errorf("import %s: %w", fs.path, err)
 	}
 	abspath, _ := filepath.Abs(fs.path)
+	if im.opt.Shown != nil {
+		abspath = im.shown(fs.path)
+	}
 	if err := im.st.AddServer(im.ctx, run, store.ServerRecord{Name: im.opt.Name, URI: "mongodb://" + host,
 		Version: version, GitVersion: gitVersion, PID: int(pid), AddedAt: firstTS}); err != nil {
 		return nil, fmt.Errorf("import %s: %w", fs.path, err)
@@ -290,7 +293,7 @@ func (im *importer) newProcess(c *ftdc.Chunk, ss bson.Raw, fs *fileState, host s
 		attrs["metadata"] = "none: the file holds no metadata document for this process"
 	}
 	im.st.AddEvent(run, firstTS, "info", "import", fmt.Sprintf("imported from %s (pid %d)", abspath, pid), attrs)
-	p.res = &Result{Path: fs.path, Run: run, Server: host, Version: version, Skipped: im.pend}
+	p.res = &Result{Path: im.shown(fs.path), Run: run, Server: host, Version: version, Skipped: im.pend}
 	im.pend = nil
 	for _, w := range im.opt.Windows {
 		from, to := w.From, w.To

@@ -73,7 +73,7 @@ func (im *importer) finish() error {
 			continue
 		}
 		runs := slices.Sorted(maps.Keys(fs.runs))
-		if err := im.st.RecordImportedFile(im.ctx, store.ImportedFile{SHA256: fs.sha, Path: fs.path, Bytes: fs.bytes, Runs: runs}); err != nil {
+		if err := im.st.RecordImportedFile(im.ctx, store.ImportedFile{SHA256: fs.sha, Path: im.shown(fs.path), Bytes: fs.bytes, Runs: runs}); err != nil {
 			return err
 		}
 	}

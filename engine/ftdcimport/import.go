@@ -45,6 +45,18 @@ type Options struct {
 	Name       string // the server's name in the runs ("m1" by default): samples go to source server:NAME
 	Windows    []Window
 	WtdVersion string
+	// Shown names a file in what the import records and returns (its
+	// event, the files imported, Result.Path): an upload's own name
+	// rather than where it was saved. Nil: the path given.
+	Shown func(path string) string
+}
+
+// shown is how path is named in the records.
+func (im *importer) shown(path string) string {
+	if im.opt.Shown != nil {
+		return im.opt.Shown(path)
+	}
+	return path
 }
 
 // Result is one run an import made.
@@ -257,7 +269,7 @@ func (im *importer) file(path string) (*fileState, error) {
 			// The same content twice in one import (a file given again,
 			// or a copy of it).
 			fs.known = true
-			im.rep.Known = append(im.rep.Known, Known{Path: path, Prev: store.ImportedFile{SHA256: o.sha, Path: o.path, Bytes: o.bytes,
+			im.rep.Known = append(im.rep.Known, Known{Path: im.shown(path), Prev: store.ImportedFile{SHA256: o.sha, Path: im.shown(o.path), Bytes: o.bytes,
 				Runs: slices.Sorted(maps.Keys(o.runs))}})
 			im.files = append(im.files, fs)
 			return fs, nil
@@ -269,7 +281,7 @@ func (im *importer) file(path string) (*fileState, error) {
 	}
 	if ok && im.anyRunLeft(prev.Runs) {
 		fs.known = true
-		im.rep.Known = append(im.rep.Known, Known{Path: path, Prev: prev})
+		im.rep.Known = append(im.rep.Known, Known{Path: im.shown(path), Prev: prev})
 	}
 	im.files = append(im.files, fs)
 	return fs, nil
