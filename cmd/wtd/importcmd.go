@@ -36,8 +36,11 @@ engine configuration string, setParameter; the replica set's name), the
 host's cores, memory and kernel from hostInfo, and the samples under source
 server:NAME: serverStatus fields under the names wtd's own sampler gives them
 ("wiredTiger.cache.bytes currently in the cache"), the other sections under
-their own ("replSetGetStatus.members.0.health", "systemMetrics.cpu.user_ms",
-"local.oplog.rs.stats.size", "transportLayerStats...").
+their own ("replSetGetStatus.members.0.health", "local.oplog.rs.stats.size",
+"transportLayerStats...", "systemMetrics.vmstat.pgfault"); and under source
+host the host's CPU, memory and disks from systemMetrics, with the names and
+units of wtd's own host metrics (cpu.user in %, mem.used in bytes,
+disk.sda.read_bytes per second).
 
 Steps: "process" over each run, or over each stretch between parameter
 changes that 8.0's periodic metadata records (labelled with what changed:

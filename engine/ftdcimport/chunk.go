@@ -59,7 +59,7 @@ const ServerStatusPrefix = "serverStatus."
 // in serverStatus, as the sampler names it (fields the sampler does not
 // store, such as array elements and timestamps' increments, are left out);
 // any other section's metrics by their full FTDC name
-// ("replSetGetStatus.members.0.health", "systemMetrics.cpu.user_ms").
+// ("replSetGetStatus.members.0.health", "systemMetrics.vmstat.pgfault").
 // Each section's start and end (the collector's own times) are left out,
 // and so are the systemMetrics stored as host metrics (newHostMap).
 func newNameMap(c *ftdc.Chunk) *nameMap {

@@ -1,6 +1,7 @@
 // Package ftdcimport records the FTDC files of a mongod or mongos (its
 // diagnostic.data) as runs: one run per server process, its serverStatus
-// samples under the names wtd's own sampler gives them, the server and its
+// samples under the names wtd's own sampler gives them, the host's
+// systemMetrics as wtd's host metrics (host.go), the server and its
 // command line as the metadata says, and steps for the stretches between
 // restarts and for the windows the caller names.
 package ftdcimport
