@@ -37,7 +37,7 @@ func TestImportThenReadBack(t *testing.T) {
 
 	show := runCLI(t, env, "show", id)
 	for _, want := range []string{"trigger:   import", "replSet=rs0", "version 4.0.6", "attached (not started by wtd)",
-		"unknown: imported: wtd did not control the caches", "first", "later", "samples:   307 (server:rs0a)"} {
+		"unknown: imported: wtd did not control the caches", "first", "later", "samples:   614 (host, server:rs0a)"} {
 		if !strings.Contains(show.stdout, want) {
 			t.Errorf("show lacks %q:\n%s%s", want, show.stdout, show.stderr)
 		}
@@ -45,6 +45,11 @@ func TestImportThenReadBack(t *testing.T) {
 	samples := runCLI(t, env, "samples", id, "--source", "server:rs0a", "--metric", "wiredTiger.cache.bytes currently in the cache")
 	if samples.code != 0 || strings.Count(samples.stdout, "\n") != 308 {
 		t.Errorf("samples: exit %d, %d lines, want a header and 307 rows\n%s", samples.code, strings.Count(samples.stdout, "\n"), samples.stderr)
+	}
+	// systemMetrics' memory, as the host's in bytes, in every sample.
+	host := runCLI(t, env, "samples", id, "--source", "host", "--metric", "mem.total")
+	if host.code != 0 || strings.Count(host.stdout, "\n") != 308 {
+		t.Errorf("host samples: exit %d, %d lines, want a header and 307 rows\n%s%s", host.code, strings.Count(host.stdout, "\n"), host.stdout, host.stderr)
 	}
 	names := runCLI(t, env, "samples", id, "--source", "server:rs0a", "--match", "replSetGetStatus.members.0.health")
 	if !strings.Contains(names.stdout, "replSetGetStatus.members.0.health") {
