@@ -27,7 +27,7 @@ func CmdLineSettings(opts bson.Raw) record.Settings {
 func DeltaMetrics() []string {
 	c := CacheMetric
 	out := []string{c("pages read into cache"), c("bytes read into cache"), c("unmodified pages evicted"),
-		c("modified pages evicted"), c("pages evicted by application threads"), record.AppThreadEvictMetric,
+		c("modified pages evicted"), c("pages evicted by application threads"), record.AppThreadEvictMetric, record.AppThreadEvictMetric8,
 		c("bytes currently in the cache"), c("tracked dirty bytes in the cache"), c("maximum bytes configured")}
 	for _, op := range []string{"insert", "query", "update", "delete", "getmore", "command"} {
 		out = append(out, "opcounters."+op)

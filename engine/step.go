@@ -324,6 +324,16 @@ func jsonable(v bson.RawValue) any {
 	return m["v"]
 }
 
+// firstOf is f of the first name it has a value for.
+func firstOf(f func(string) *float64, names []string) *float64 {
+	for _, n := range names {
+		if v := f(n); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
 func serverDeltas(before, after map[string]float64, pt *peakTracker, result any) *record.ServerDeltas {
 	d := func(k string) *float64 {
 		a, okA := after[k]
@@ -347,7 +357,7 @@ func serverDeltas(before, after map[string]float64, pt *peakTracker, result any)
 		EvictedUnmodified: d(c("unmodified pages evicted")),
 		EvictedModified:   d(c("modified pages evicted")),
 		AppThreadEvicted:  d(c("pages evicted by application threads")),
-		AppEvictMicros:    d(record.AppThreadEvictMetric),
+		AppEvictMicros:    firstOf(d, record.AppThreadEvictMetrics),
 		CacheUsedPeak:     pt.get(c("bytes currently in the cache")),
 		DirtyPeak:         pt.get(c("tracked dirty bytes in the cache")),
 		CacheMax:          at(c("maximum bytes configured")),

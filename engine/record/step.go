@@ -88,8 +88,17 @@ type ServerDeltas struct {
 	PerOp map[string]float64 `json:"per_op,omitempty"`
 }
 
-// AppThreadEvictMetric is the time application threads spent evicting.
-const AppThreadEvictMetric = "wiredTiger.thread-yield.application thread time evicting (usecs)"
+// AppThreadEvictMetric is the time application threads spent evicting,
+// as mongod reports it up to 7.0; AppThreadEvictMetric8 is where 8.0 moved
+// it. AppThreadEvictMetrics are both, the older first.
+const (
+	AppThreadEvictMetric  = "wiredTiger.thread-yield.application thread time evicting (usecs)"
+	AppThreadEvictMetric8 = "wiredTiger.cache.application thread time evicting (usecs)"
+)
+
+// AppThreadEvictMetrics are the names of the application threads' eviction
+// time, one of which a server reports.
+var AppThreadEvictMetrics = []string{AppThreadEvictMetric, AppThreadEvictMetric8}
 
 // HasCacheStats reports whether the server reported WiredTiger's cache
 // statistics over the step.
