@@ -56,6 +56,17 @@ func (r *Run) Loads() *workload.Loads { return &r.loads }
 // its result covers the time the server was up (see workload.Run). A
 // failed workload's result is kept for the step it runs in.
 func (s *Server) Workload(ctx context.Context, spec workload.Spec, progress func(done, total int64)) (workload.Result, error) {
+	return s.GuardedWorkload(ctx, spec, progress, nil)
+}
+
+// guardInterval is how often a guarded workload asks its guard.
+const guardInterval = 250 * time.Millisecond
+
+// GuardedWorkload is Workload with a guard: guard is asked every 250 ms
+// with the workload so far, and the first error it returns stops the
+// workload at once with that error as its cause (the result covers what
+// was done until then). A nil guard is Workload.
+func (s *Server) GuardedWorkload(ctx context.Context, spec workload.Spec, progress func(done, total int64), guard func(workload.Status) error) (workload.Result, error) {
 	w, err := workload.Prepare(spec)
 	if err != nil {
 		return workload.Result{}, err
@@ -68,10 +79,25 @@ func (s *Server) Workload(ctx context.Context, spec workload.Spec, progress func
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watch := s.watchDown(wctx, "workload", func(e *ServerDownError) { cancel(e) })
+	status, interval := func(st workload.Status) { s.run.Eventf("info", s.Name, "%s", st) }, statusInterval
+	if guard != nil {
+		var said time.Duration
+		log := status
+		status = func(st workload.Status) {
+			if st.Elapsed-said >= statusInterval {
+				said = st.Elapsed
+				log(st)
+			}
+			if err := guard(st); err != nil {
+				cancel(err)
+			}
+		}
+		interval = min(interval, guardInterval)
+	}
 	res, err := w.Run(wctx, client, workload.Hooks{
 		Progress:       progress,
-		Status:         func(st workload.Status) { s.run.Eventf("info", s.Name, "%s", st) },
-		StatusInterval: statusInterval,
+		Status:         status,
+		StatusInterval: interval,
 		Down:           watch.hook(wctx),
 		Abort:          func() { closeNow(client) },
 	})

@@ -508,3 +508,38 @@ func checkParameterKnob(name string, value any) error {
 	}
 	return err
 }
+
+// WTKnobValues returns the values a WiredTiger configuration string sets
+// for the table's WiredTiger keys, by knob name ("eviction.threads_max"),
+// sizes in bytes; keys the table does not hold are left out. A later
+// value of a key overrides an earlier one, as in WiredTiger.
+func WTKnobValues(cfg string) (map[string]float64, error) {
+	values := map[string]float64{}
+	var walk func(s, prefix string) error
+	walk = func(s, prefix string) error {
+		pairs, err := parseWTConfig(s)
+		if err != nil {
+			return err
+		}
+		for _, p := range pairs {
+			key := prefix + p.key.text
+			if p.value.kind == wtStruct && len(p.value.text) >= 2 {
+				if err := walk(p.value.text[1:len(p.value.text)-1], key+"."); err != nil {
+					return err
+				}
+				continue
+			}
+			k, ok := wtKnob1(key)
+			if !ok {
+				continue
+			}
+			v, err := parseKnobNumber(p.value.text, true)
+			if err != nil {
+				return fmt.Errorf("%s %q: must be a number", k.Name, p.value.text)
+			}
+			values[k.Name] = v
+		}
+		return nil
+	}
+	return values, walk(cfg, "")
+}
