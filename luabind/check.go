@@ -75,7 +75,7 @@ func check(ctx context.Context, path, src string, overrides map[string]string) (
 	b.openSandbox(L)
 	b.openPatterns(L)
 	b.openParams(L)
-	for _, name := range []string{"mongod", "host", "step", "report", "threshold", "log", "sleep", "sweep"} {
+	for _, name := range []string{"mongod", "host", "step", "report", "threshold", "log", "sleep", "sweep", "tune"} {
 		L.SetGlobal(name, b.stopper(L))
 	}
 	fn, err := L.Load(strings.NewReader(src), path)

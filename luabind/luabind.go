@@ -111,6 +111,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	b.openThreshold(L)
 	b.openLog(L)
 	b.openSweep(L)
+	b.openTune(L)
 
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {

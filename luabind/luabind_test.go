@@ -45,6 +45,7 @@ func (b *syncBuffer) String() string {
 // testRun is a real run on a real store in a temp dir.
 type testRun struct {
 	run  *engine.Run
+	st   *store.Store
 	out  *syncBuffer
 	log  *syncBuffer
 	host *hostctl.Host
@@ -73,7 +74,7 @@ func newTestRun(t *testing.T, opts ...runOption) *testRun {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close(context.Background()) })
-	tr := &testRun{out: &syncBuffer{}, log: &syncBuffer{}, host: testhost.New(t)}
+	tr := &testRun{st: st, out: &syncBuffer{}, log: &syncBuffer{}, host: testhost.New(t)}
 	cfg := engine.Config{Store: st, Host: tr.host, Dir: t.TempDir(), Log: tr.log}
 	for _, o := range opts {
 		o(&cfg)
