@@ -402,10 +402,14 @@ func (t *search) trial(ctx context.Context, name, phase string, n int, set tune.
 		tr.Status, tr.Reason = record.StatusFailed, t.cfg.Objective.Measure+" was not measured"
 		return tr, nil, nil
 	}
-	if phase == PhaseBaseline {
-		if p99, _, _ := compare.StepMeasure(rec, "p99"); p99 != nil {
-			t.baseP99 = *p99
-		}
+	p99, _, _ := compare.StepMeasure(rec, "p99")
+	switch {
+	case phase == PhaseBaseline && p99 != nil:
+		t.baseP99 = *p99
+	case guarded && p99 != nil && t.cfg.Guard.P99Factor > 0 && t.baseP99 > 0 && *p99 > t.cfg.Guard.P99Factor*t.baseP99:
+		tr.Status = record.StatusFailed
+		tr.Reason = fmt.Sprintf("guard: p99 %s ms, over %g x the baseline's %s ms", compare.FormatValue(p99), t.cfg.Guard.P99Factor, compare.FormatValue(&t.baseP99))
+		return tr, nil, nil
 	}
 	if wr, ok := rec.Result.(workload.Result); ok && wr.Rate != nil && t.cfg.Guard.Behind > 0 &&
 		wr.Rate.AchievedOpsPerSec < wr.Rate.TargetOpsPerSec*(1-t.cfg.Guard.Behind) {
@@ -451,8 +455,8 @@ func (t *search) guard(spec workload.Spec) func(workload.Status) error {
 	var window []point
 	g := t.cfg.Guard
 	return func(st workload.Status) error {
-		if g.P99Factor > 0 && t.baseP99 > 0 && st.P99Micros/1000 > g.P99Factor*t.baseP99 {
-			return &GuardError{Reason: fmt.Sprintf("p99 %.3g ms so far, over %g x the baseline's %.3g ms", st.P99Micros/1000, g.P99Factor, t.baseP99)}
+		if p99 := st.LastSecondP99Micros / 1000; g.P99Factor > 0 && t.baseP99 > 0 && st.LastSecond >= 0 && !st.LastSecondWarmup && p99 > g.P99Factor*t.baseP99 {
+			return &GuardError{Reason: fmt.Sprintf("p99 %s ms in second %d, over %g x the baseline's %s ms", compare.FormatValue(&p99), st.LastSecond, g.P99Factor, compare.FormatValue(&t.baseP99))}
 		}
 		if g.Behind <= 0 || spec.Rate <= 0 || st.Elapsed < spec.Warmup {
 			return nil

@@ -24,6 +24,12 @@ type Status struct {
 	Ops       int64
 	OpsPerSec float64
 	P99Micros float64
+	// LastSecond is the last whole second handed over (-1: none yet), its
+	// p99 latency over every operation of the mix (the slowest operation's)
+	// and whether it began within the warm-up.
+	LastSecond          int
+	LastSecondP99Micros float64
+	LastSecondWarmup    bool
 }
 
 func (s Status) String() string {
@@ -49,7 +55,12 @@ func (w *workloadRun) maybeStatus(last *statusLine, now time.Time, done int64) {
 	if w.hooks.Status == nil || now.Sub(last.at) < cmp.Or(w.hooks.StatusInterval, DefaultStatusInterval) {
 		return
 	}
-	st := Status{NS: w.spec.NS, Elapsed: now.Sub(w.start), Ops: done, P99Micros: w.series.p99SoFar()}
+	st := Status{NS: w.spec.NS, Elapsed: now.Sub(w.start), Ops: done, P99Micros: w.series.p99SoFar(), LastSecond: -1}
+	if sec, p99, ok := w.series.lastSecond(); ok {
+		warmEnd := time.Duration(w.warmEnd.Load())
+		st.LastSecond, st.LastSecondP99Micros = sec, p99
+		st.LastSecondWarmup = warmEnd < 0 || time.Duration(sec)*time.Second < warmEnd
+	}
 	if el := now.Sub(last.at).Seconds(); el > 0 {
 		st.OpsPerSec = float64(done-last.ops) / el
 	}

@@ -145,3 +145,19 @@ func (c *seriesCollector) p99SoFar() float64 {
 	}
 	return float64(c.sofar.ValueAtQuantile(99))
 }
+
+// lastSecond returns the last second turned into a point and its p99
+// latency over the operations of the mix (the largest of theirs); ok is
+// false before any.
+func (c *seriesCollector) lastSecond() (sec int, p99 float64, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.points) == 0 {
+		return 0, 0, false
+	}
+	p := c.points[len(c.points)-1]
+	for _, v := range p.P99Micros {
+		p99 = max(p99, v)
+	}
+	return p.Second, p99, true
+}
