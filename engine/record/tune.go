@@ -25,7 +25,7 @@ const (
 type TuneTrial struct {
 	Search    int                `json:"search"` // 1 for the run's first tune{}, 2 for its second, ...
 	N         int                `json:"n"`
-	Name      string             `json:"name"` // the step's name: "baseline", "trial 3", "confirm best"
+	Name      string             `json:"name"`  // the step's name: "baseline", "trial 3", "confirm best"
 	Phase     string             `json:"phase"` // "baseline", "search" or "confirm"
 	Settings  map[string]float64 `json:"settings"`
 	Measure   string             `json:"measure"`
