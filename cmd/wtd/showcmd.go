@@ -129,6 +129,7 @@ func showRun(w io.Writer, rec *record.Record) {
 		showResults(w, s)
 		showHostLoad(w, s.Host)
 	}
+	showTunings(w, rec.Tunings())
 	showOutput(w, rec)
 }
 

@@ -21,6 +21,8 @@ type View struct {
 	Steps   []Step   `json:"steps"`
 	Output  []Output `json:"output"`
 	Tables  []Table  `json:"tables"`
+	// Tunings are the run's tune{} searches: their trials and verdicts.
+	Tunings []Tuning `json:"tunings"`
 	// Thresholds are the playbook's thresholds as they held at the end
 	// (empty while the run goes on, and when it declared none).
 	Thresholds []store.Threshold `json:"thresholds"`
@@ -161,7 +163,7 @@ func Runs(ctx context.Context, st *store.Store, runs []store.Run) ([]Run, error)
 func (rec *Record) View() View {
 	r := rec.Run
 	v := View{Run: RunOf(r, rec.Verdict), Servers: []Server{}, Changes: []Change{}, Files: []File{}, Steps: []Step{},
-		Output: []Output{}, Tables: []Table{}, Thresholds: []store.Threshold{}, Samples: Samples{Count: rec.Samples, Sources: rec.Sources}}
+		Output: []Output{}, Tables: []Table{}, Tunings: []Tuning{}, Thresholds: []store.Threshold{}, Samples: Samples{Count: rec.Samples, Sources: rec.Sources}}
 	if v.Samples.Sources == nil {
 		v.Samples.Sources = []string{}
 	}
@@ -192,6 +194,7 @@ func (rec *Record) View() View {
 		v.Output = append(v.Output, Output{OffsetS: ev.TS.Sub(r.StartedAt).Seconds(), Time: ev.TS.UTC(), Level: ev.Level,
 			Source: ev.Source, Message: ev.Message, Attrs: ev.Attrs})
 	}
+	v.Tunings = append(v.Tunings, rec.Tunings()...)
 	for _, t := range rec.Tables() {
 		tv := Table{OffsetS: t.At.Sub(r.StartedAt).Seconds(), Title: t.Options.Title, By: t.Options.By, Steps: []int{}, Text: t.Text()}
 		for _, s := range t.Steps {
