@@ -39,12 +39,29 @@ var small = map[string]map[string]string{
 	"knee.lua":    {"docs": "3000", "doc_bytes": "500", "threads": "1,2,4", "duration": "1", "warmup": "0.2"},
 	// A peak of 6 s: the documents expire over its last 5 s, and the TTL
 	// monitor (a pass a second) has time to delete most of them in it.
+	// Three trials of 1 s at 300 ops/s on 1.5 MB, one confirmation round.
+	"autotune.lua": {"docs": "3000", "doc_bytes": "500", "rate": "300", "threads": "2", "duration": "1", "warmup": "0.3",
+		"trials": "3", "initial": "2", "confirm": "1", "p99_guard": "50"},
 	"ttl_offpeak.lua": {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "6", "night": "10", "threads": "2", "cache_gb": "0.25"},
 }
 
 // checks are what a playbook's shrunk run must show besides ok steps.
 var checks = map[string]func(t *testing.T, out string){
 	"ttl_offpeak.lua": checkTTLOffpeak,
+	"autotune.lua":    checkAutotune,
+}
+
+// checkAutotune: the baseline and the three trials are listed with their
+// p99, and a verdict in one of its two forms closes the search.
+func checkAutotune(t *testing.T, out string) {
+	for _, want := range []string{"\nbaseline       ok", "\ntrial 1        ok", "\ntrial 3        ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("autotune.lua output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "verdict: best setting ") && !strings.Contains(out, "verdict: no setting beat the baseline beyond noise") {
+		t.Errorf("autotune.lua printed no verdict:\n%s", out)
+	}
 }
 
 func TestPlaybooksRun(t *testing.T) {
