@@ -14,7 +14,7 @@ import (
 )
 
 func newReportCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
-	var out, format, by string
+	var out, format, by, pngDir, chromium string
 	var opt compare.Options
 	cmd := &cobra.Command{
 		Use:   "report RUN [RUN...] [-o report.html]",
@@ -34,6 +34,10 @@ With two runs or more, the charts overlay them (seconds since each run
 started) and the report adds the comparison of each run with the first, as
 wtd compare prints it (--alpha, --force, --test).
 
+--png DIR writes each chart as a PNG file in DIR instead (as well, with
+-o), for a ticket or a chat: DIR/01-ops.png, ... They are drawn by Chromium,
+headless (Debian: apt-get install chromium; --chromium names another).
+
 --by LABEL adds, for each run, the comparison of the steps of each value of
 a label or setting with those of its first value, as wtd compare RUN --by
 LABEL prints it; a table the playbook printed with verdict = true adds its
@@ -42,7 +46,8 @@ own.
 ` + runArgHelp,
 		Example: `  wtd report latest -o sweep.html
   wtd report 12 14 -o nightly.html
-  wtd report latest --by cacheSizeGB`,
+  wtd report latest --by cacheSizeGB
+  wtd report latest --png charts/`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "html" {
@@ -62,15 +67,32 @@ own.
 				if err != nil {
 					return failed(err)
 				}
+				popt := report.PageOptions{Compare: opt, By: by}
+				if pngDir != "" {
+					exe, err := report.FindChromium(chromium)
+					if err != nil {
+						return usageErr("%v", err)
+					}
+					files, err := m.WritePNGs(ctx, popt, pngDir, exe)
+					for _, f := range files {
+						fmt.Fprintf(env.Stderr, "wtd: wrote %s\n", f)
+					}
+					if err != nil {
+						return failed(err)
+					}
+					if !cmd.Flags().Changed("output") {
+						return nil
+					}
+				}
 				if out == "-" {
-					return failed(m.WritePage(env.Stdout, report.PageOptions{Compare: opt, By: by}))
+					return failed(m.WritePage(env.Stdout, popt))
 				}
 				f, err := os.Create(out)
 				if err != nil {
 					return usageErr("%v", err)
 				}
 				bw := bufio.NewWriter(f)
-				err = m.WritePage(bw, report.PageOptions{Compare: opt, By: by})
+				err = m.WritePage(bw, popt)
 				if err == nil {
 					err = bw.Flush()
 				}
@@ -91,6 +113,8 @@ own.
 	cmd.Flags().Float64Var(&opt.Alpha, "alpha", compare.DefaultAlpha, "significance level of the comparison of several runs")
 	cmd.Flags().BoolVar(&opt.Force, "force", false, "compare runs that are not comparable")
 	cmd.Flags().StringVar(&opt.Test, "test", compare.TestMannWhitney, "mwu or bootstrap")
+	cmd.Flags().StringVar(&pngDir, "png", "", "write each chart as a PNG file in this directory (drawn by Chromium)")
+	cmd.Flags().StringVar(&chromium, "chromium", "", "the Chromium to draw --png with (default: chromium on PATH)")
 	cmd.Flags().StringVar(&by, "by", "", "add the comparison of each run's steps by this label or setting (as wtd compare RUN --by)")
 	return cmd
 }
