@@ -24,7 +24,8 @@ type HistoryOptions struct {
 }
 
 // MeasureNames are the measures a history can follow, as flags name them.
-var MeasureNames = []string{"ops/s", "p50", "p99", "pages/op", "cache-peak", "dirty-peak", "app-evict"}
+var MeasureNames = []string{"ops/s", "p50", "p99", "pages/op", "cache-peak", "dirty-peak", "app-evict",
+	"read-latency", "write-latency", "pages/s", "app-evict/s", "cache", "dirty"}
 
 func measureNamed(name string) (measure, error) {
 	if name == "" {

@@ -271,17 +271,59 @@ type measure struct {
 	better         Better
 	scale          float64
 	value          func(record.Measures) *float64
-	series         func(ops, p99 []float64) []float64 // per-second values, nil when none
+	series         func(record.StepRecord) []float64 // per-second values, nil when none
 }
 
 var measures = []measure{
-	{"ops/s", "docs/s", HigherIsFaster, 1, func(m record.Measures) *float64 { return m.OpsPerSec }, func(ops, _ []float64) []float64 { return ops }},
+	{"ops/s", "docs/s", HigherIsFaster, 1, func(m record.Measures) *float64 { return m.OpsPerSec }, opsSeconds},
 	{"p50 ms", "batch p50 ms", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.P50Micros }, nil},
-	{"p99 ms", "batch p99 ms", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.P99Micros }, func(_, p99 []float64) []float64 { return p99 }},
+	{"p99 ms", "batch p99 ms", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.P99Micros }, p99Seconds},
 	{"pages read/op", "", LowerIsFaster, 1, func(m record.Measures) *float64 { return m.PagesReadPerOp }, nil},
 	{"cache peak MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.CachePeak }, nil},
 	{"dirty peak MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.DirtyPeak }, nil},
 	{"app evict ms", "", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.AppEvictMicros }, nil},
+	// The measures of a server wtd did not load (an imported run's),
+	// from its steps' per-second server figures.
+	{"read latency ms", "", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.ReadLatencyMicros },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.ReadLatency })},
+	{"write latency ms", "", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.WriteLatencyMicros },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.WriteLatency })},
+	{"pages read/s", "", LowerIsFaster, 1, func(m record.Measures) *float64 { return m.PagesReadPerSec },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.PagesRead })},
+	{"app evict ms/s", "", LowerIsFaster, 1e-3, func(m record.Measures) *float64 { return m.AppEvictMicrosPerSec },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.AppEvict })},
+	{"cache MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.CacheMean },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.Cache })},
+	{"dirty MB", "", Neutral, 1e-6, func(m record.Measures) *float64 { return m.DirtyMean },
+		serverSeconds(func(s *record.ServerSeconds) *record.ServerSeries { return s.Dirty })},
+}
+
+// opsSeconds are a step's operations in each second: its workload's, or
+// for a step over a server wtd did not load, the server's.
+func opsSeconds(st record.StepRecord) []float64 {
+	if ops, _ := fullSeconds(st); ops != nil {
+		return ops
+	}
+	if st.ServerSeconds != nil && record.MeasuresOf(st).OpsPerSec != nil {
+		return st.ServerSeconds.Ops.PerSecond()
+	}
+	return nil
+}
+
+func p99Seconds(st record.StepRecord) []float64 {
+	_, p99 := fullSeconds(st)
+	return p99
+}
+
+// serverSeconds returns the measured seconds of one of a step's server
+// series.
+func serverSeconds(of func(*record.ServerSeconds) *record.ServerSeries) func(record.StepRecord) []float64 {
+	return func(st record.StepRecord) []float64 {
+		if st.ServerSeconds == nil {
+			return nil
+		}
+		return of(st.ServerSeconds).PerSecond()
+	}
 }
 
 // side is the steps of one run that a row compares.
@@ -309,8 +351,7 @@ func (s side) values(m measure) (*float64, []float64) {
 			vals = append(vals, *v*m.scale)
 		}
 		if m.series != nil {
-			ops, p99 := fullSeconds(st)
-			for _, v := range m.series(ops, p99) {
+			for _, v := range m.series(st) {
 				perSecond = append(perSecond, v*m.scale)
 			}
 		}

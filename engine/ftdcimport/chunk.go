@@ -132,7 +132,7 @@ func (im *importer) chunk(c *ftdc.Chunk, fs *fileState) error {
 	fs.runs[p.res.Run] = true
 	if im.vals == nil {
 		im.vals = make(map[string]float64, len(im.dm))
-		im.dm = engine.DeltaMetrics()
+		im.dm = stepMetrics()
 	}
 	nm := im.nameMap(c)
 	source := "server:" + im.opt.Name

@@ -110,7 +110,11 @@ func (im *importer) step(t *tracker, set *record.Settings, p *process, name stri
 	if err != nil {
 		return err
 	}
-	results, err := json.Marshal(map[string]any{"server": engine.ServerDeltasOf(t.before, t.after, t.peaks)})
+	res := map[string]any{"server": engine.ServerDeltasOf(t.before, t.after, t.peaks)}
+	if secs := t.secs.result(); secs != nil {
+		res["server_seconds"] = secs
+	}
+	results, err := json.Marshal(res)
 	if err != nil {
 		return err
 	}

@@ -192,6 +192,7 @@ type tracker struct {
 	peaks         map[string]float64
 	firstTS       int64
 	lastTS        int64
+	secs          secondsTracker
 }
 
 func (t *tracker) observe(ts int64, m map[string]float64, metrics []string) {
@@ -207,6 +208,7 @@ func (t *tracker) observe(ts int64, m map[string]float64, metrics []string) {
 		}
 	}
 	t.lastTS = ts
+	t.secs.observe(ts, m)
 	for _, k := range metrics {
 		if v, ok := m[k]; ok {
 			t.after[k] = v

@@ -27,6 +27,7 @@ const (
 	file406  = testdata + "4.0.6/Im-neko+mongo-replica--metrics.2019-03-15T19-37-17Z-00000"
 	file507  = testdata + "5.0.7/faisallarai+meou-manisfests--metrics.2022-04-19T23-27-34Z-00000"
 	file70   = testdata + "7.0.0-rc6/b1ron+ftdc--metrics.2025-07-10T15-58-48Z-00000"
+	file70a  = testdata + "7.0.0-rc6/b1ron+ftdc--metrics.2024-04-16T11-34-42Z-00000"
 	file7012 = testdata + "7.0.12/Kschellens+Cours_NoSQL--metrics.2024-07-16T07-41-04Z-00000"
 	file80   = testdata + "8.0.8/gadu04+MongoDB-Sharding--metrics.2025-04-22T08-13-01Z-00000"
 )

@@ -34,9 +34,10 @@ func StepFromStore(s store.Step) StepRecord {
 			Result any           `json:"result"`
 			Server *ServerDeltas `json:"server"`
 			Host   *HostLoad     `json:"host_load"`
+			Secs   *ServerSeconds `json:"server_seconds"`
 		}
 		if json.Unmarshal(s.Results, &res) == nil {
-			rec.Result, rec.Server, rec.Host = res.Result, res.Server, res.Host
+			rec.Result, rec.Server, rec.Host, rec.ServerSeconds = res.Result, res.Server, res.Host, res.Secs
 		}
 	}
 	return rec
@@ -83,6 +84,14 @@ type Measures struct {
 	DirtyPeak      *float64 // bytes
 	AppEvictMicros *float64 // time application threads spent evicting
 	Load           bool
+	// The figures of a step over a server wtd did not load (an imported
+	// run's, from its ServerSeconds): the mean latency of a read and of a
+	// write (microseconds), pages read into the cache and application
+	// threads' eviction time (microseconds) per second, and the mean bytes
+	// in the cache and dirty.
+	ReadLatencyMicros, WriteLatencyMicros *float64
+	PagesReadPerSec, AppEvictMicrosPerSec *float64
+	CacheMean, DirtyMean                  *float64
 }
 
 // MeasuresOf returns a step's measures.
@@ -94,6 +103,18 @@ func MeasuresOf(st StepRecord) Measures {
 		if e, ok := errorsOf(st.Result); ok {
 			m.Errors = &e
 		}
+	}
+	if ss := st.ServerSeconds; ss != nil && !n.hasOps {
+		m.OpsPerSec = ss.Ops.StepValue()
+		if st.Server != nil && m.OpsPerSec != nil {
+			n.hasOps = true
+			for _, c := range st.Server.Opcounters {
+				n.ops += c
+			}
+		}
+		m.ReadLatencyMicros, m.WriteLatencyMicros = ss.ReadLatency.StepValue(), ss.WriteLatency.StepValue()
+		m.PagesReadPerSec, m.AppEvictMicrosPerSec = ss.PagesRead.StepValue(), ss.AppEvict.StepValue()
+		m.CacheMean, m.DirtyMean = ss.Cache.StepValue(), ss.Dirty.StepValue()
 	}
 	if d := st.Server; d != nil {
 		m.CachePeak, m.DirtyPeak, m.AppEvictMicros = d.CacheUsedPeak, d.DirtyPeak, d.AppEvictMicros

@@ -26,6 +26,9 @@ type StepRecord struct {
 	Server     *ServerDeltas  `json:"server,omitempty"`
 	// Host is how busy the host was during the step (nil: not sampled).
 	Host *HostLoad `json:"host_load,omitempty"`
+	// ServerSeconds are the server's per-second figures of a step over a
+	// server wtd did not load (an imported run's); nil otherwise.
+	ServerSeconds *ServerSeconds `json:"server_seconds,omitempty"`
 }
 
 // Settings are the server settings in force, from getCmdLineOpts and

@@ -112,6 +112,7 @@ type Step struct {
 	Result           any            `json:"result"`
 	Server           *ServerDeltas  `json:"server"`
 	HostLoad         *HostLoad      `json:"host_load"`
+	ServerSeconds    *ServerSeconds `json:"server_seconds,omitempty"`
 }
 
 // Output is a line of the run's output: what the playbook printed or
@@ -188,7 +189,7 @@ func (rec *Record) View() View {
 		v.Steps = append(v.Steps, Step{Seq: s.Seq, Name: s.Name, Labels: s.Labels, Status: s.Status, Error: optText(s.Error),
 			StartedAt: s.Start.UTC(), EndedAt: at(s.End), StartOffsetS: s.Start.Sub(r.StartedAt).Seconds(),
 			DurationS: seconds(s.Start, s.End), Settings: s.Settings, Provenance: s.Provenance, ProvenanceFields: rec.Fields(s),
-			Result: s.Result, Server: s.Server, HostLoad: s.Host})
+			Result: s.Result, Server: s.Server, HostLoad: s.Host, ServerSeconds: s.ServerSeconds})
 	}
 	for _, ev := range rec.Events {
 		v.Output = append(v.Output, Output{OffsetS: ev.TS.Sub(r.StartedAt).Seconds(), Time: ev.TS.UTC(), Level: ev.Level,
