@@ -31,9 +31,9 @@ func StepFromStore(s store.Step) StepRecord {
 	}
 	if len(s.Results) > 0 {
 		var res struct {
-			Result any           `json:"result"`
-			Server *ServerDeltas `json:"server"`
-			Host   *HostLoad     `json:"host_load"`
+			Result any            `json:"result"`
+			Server *ServerDeltas  `json:"server"`
+			Host   *HostLoad      `json:"host_load"`
 			Secs   *ServerSeconds `json:"server_seconds"`
 		}
 		if json.Unmarshal(s.Results, &res) == nil {
