@@ -225,9 +225,9 @@ func viewComparison(r *compare.Result) comparisonView {
 			v.Matched = []string{"Labels that change with " + r.By.Label + ", left out of the matching: " + strings.Join(r.By.Alongside, ", ") + "."}
 		}
 	}
-	v.TestText = fmt.Sprintf("Mann-Whitney U at alpha %g on per-second values (ops/s, p99) or one value per round; fewer than 3 values a side: no test.", r.Alpha)
+	v.TestText = fmt.Sprintf("Mann-Whitney U at alpha %g on per-second values (ops/s, p99, an import's server figures) or one value per round; fewer than 3 values a side: no test.", r.Alpha)
 	if r.Test == compare.TestBootstrap {
-		v.TestText = fmt.Sprintf("Bootstrap interval of the median's change at alpha %g on per-second values (ops/s, p99) or one value per round.", r.Alpha)
+		v.TestText = fmt.Sprintf("Bootstrap interval of the median's change at alpha %g on per-second values (ops/s, p99, an import's server figures) or one value per round.", r.Alpha)
 	}
 	v.TestText += fmt.Sprintf(" A difference needs a change of at least %g%%.", 100*r.MinChange)
 	for _, s := range r.Steps {

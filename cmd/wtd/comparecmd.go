@@ -285,7 +285,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 	if r.Test == compare.TestBootstrap {
 		test = "bootstrap interval of the median's change"
 	}
-	fmt.Fprintf(w, "test: %s at alpha %g, on per-second values (ops/s, p99) or one value per round; a difference needs a change of at least %g%% (--min-change)\n",
+	fmt.Fprintf(w, "test: %s at alpha %g, on per-second values (ops/s, p99, an import's server figures) or one value per round; a difference needs a change of at least %g%% (--min-change)\n",
 		test, r.Alpha, 100*r.MinChange)
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
