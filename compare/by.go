@@ -142,7 +142,7 @@ func changesWith(steps []record.StepRecord, by, other string) bool {
 
 // keyWithout is a step's title without the labels in skip.
 func keyWithout(st record.StepRecord, skip map[string]bool) string {
-	return without(st, skip).Title()
+	return without(st, skip).MatchTitle()
 }
 
 // without is st without the labels in skip.

@@ -53,6 +53,10 @@ type HistoryChange struct {
 	// Kind is regression, improvement, or change (for a measure that is
 	// neither better higher nor lower).
 	Kind string `json:"kind"`
+	// Settings are the step's settings that differ between the last run
+	// before the change and the first after it ("cacheSizeGB=1 (was
+	// 2)"), empty when none did or they were not recorded.
+	Settings []string `json:"settings_changed"`
 }
 
 // HistorySeries is one matched step across the runs.
@@ -137,6 +141,7 @@ func BuildHistory(runs []RunRef, steps [][]record.StepRecord, m measure, opt His
 	}
 	var order []string
 	byStep := map[string][]HistoryPoint{}
+	settings := map[string][]*record.Settings{}
 	for i, list := range steps {
 		keys, byKey := matchKeys(list, nil)
 		for _, k := range keys {
@@ -144,10 +149,12 @@ func BuildHistory(runs []RunRef, steps [][]record.StepRecord, m measure, opt His
 			if _, ok := byStep[k]; !ok {
 				order = append(order, k)
 				byStep[k] = make([]HistoryPoint, len(runs))
+				settings[k] = make([]*record.Settings, len(runs))
 				for j := range runs {
 					byStep[k][j].Run = runs[j].ID
 				}
 			}
+			settings[k][i] = st.Settings
 			if v := m.value(record.MeasuresOf(st)); v != nil && st.Status == record.StatusOK {
 				x := *v * m.scale
 				byStep[k][i].Value = &x
@@ -176,7 +183,12 @@ func BuildHistory(runs []RunRef, steps [][]record.StepRecord, m measure, opt His
 			case Slower:
 				kind = "regression"
 			}
-			s.Changes = append(s.Changes, HistoryChange{ChangePoint: cp, Run: pts[at[cp.Index]].Run, Kind: kind})
+			before, after := settings[k][at[cp.Index-1]], settings[k][at[cp.Index]]
+			changed := record.SettingsChanges(before, after)
+			if changed == nil {
+				changed = []string{}
+			}
+			s.Changes = append(s.Changes, HistoryChange{ChangePoint: cp, Run: pts[at[cp.Index]].Run, Kind: kind, Settings: changed})
 		}
 		h.Series = append(h.Series, s)
 	}

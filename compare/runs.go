@@ -374,8 +374,10 @@ func seqs(steps []record.StepRecord) []int {
 	return out
 }
 
-// matchKey identifies a step across runs: name and all labels, with an
-// occurrence number when a run repeats the same name and labels.
+// matchKey identifies a step across runs: name and all labels but those
+// in skip (and what changed at an imported step's start,
+// record.StepRecord.MatchTitle), with an occurrence number when a run
+// repeats the same name and labels.
 func matchKeys(steps []record.StepRecord, skip map[string]bool) ([]string, map[string]record.StepRecord) {
 	seen := map[string]int{}
 	var order []string

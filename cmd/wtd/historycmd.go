@@ -23,21 +23,27 @@ func newHistoryCmd(env Env, openStore func(context.Context) (*store.Store, error
 		Short: "Follow a measure of each step across a playbook's runs and find where it changed",
 		Long: `History takes the ok runs of a playbook that have the same parameters as its
 newest ok run, oldest first, and follows one measure of each matched step
-(same name, labels and round) across them. It finds change points by
+(same name, labels and round; for an imported run, wtd import, the label
+saying what changed at a step's start does not count, so that a server's
+processes before and after a change match) across them. It finds change points by
 E-divisive means (the energy statistic splits the series where the
 distributions on either side differ most) and keeps a split only when
 Welch's t-test between the two sides gives p < --alpha; then it searches both
 sides again; at the end each change point is tested again between its
 neighbours. A change point has at least --min-runs runs on each side: a step
 measured in fewer than twice that many runs says too few runs. Each change
-point is marked regression or improvement (peaks: change) with its size.
+point is marked regression or improvement (peaks: change) with its size,
+and the step's settings that differ between the runs on either side of it
+(cacheSizeGB, engineConfig, setParameter, server parameters).
 Pairwise comparisons of nightly runs cry wolf; change
 points look at the whole series.
 
 Measures: ` + strings.Join(compare.MeasureNames, ", ") + `.
-PLAYBOOK is a path, a file name or a file name without .lua.`,
+PLAYBOOK is a path, a file name or a file name without .lua; the imports of
+a server are import:HOST (wtd runs lists them).`,
 		Example: `  wtd history cache_sweep
-  wtd history cache_sweep --metric p99 --json`,
+  wtd history cache_sweep --metric p99 --json
+  wtd history import:db1.example.net --metric read-latency`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(opt.Alpha > 0 && opt.Alpha < 1) {
@@ -130,6 +136,9 @@ func printHistory(w io.Writer, h *compare.History) {
 		}
 		for _, c := range s.Changes {
 			fmt.Fprintf(w, "  %s at run %d: %+.1f%% (%s -> %s, p %.2g)\n", c.Kind, c.Run, c.ChangePct, compare.FormatValue(&c.Before), compare.FormatValue(&c.After), c.P)
+			if len(c.Settings) > 0 {
+				fmt.Fprintf(w, "    settings changed there: %s\n", termLine(strings.Join(c.Settings, ", ")))
+			}
 		}
 	}
 }

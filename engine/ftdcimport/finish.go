@@ -24,7 +24,7 @@ func (im *importer) finish() error {
 			// that compare and history match it across processes.
 			what, did := changed(before, p)
 			if did {
-				labels = map[string]any{"changed": what}
+				labels = map[string]any{record.ChangedLabel: what}
 			}
 			im.st.AddEvent(p.res.Run, time.UnixMilli(p.firstTS), "info", "import",
 				fmt.Sprintf("server %s restarted (pid %d -> %d): %s", p.host, before.pid, p.pid, what), nil)
@@ -32,7 +32,7 @@ func (im *importer) finish() error {
 		prev[p.host] = p
 		for i, s := range p.stretches {
 			if i > 0 {
-				labels = map[string]any{"changed": s.changed}
+				labels = map[string]any{record.ChangedLabel: s.changed}
 			}
 			if s.t.before == nil {
 				continue

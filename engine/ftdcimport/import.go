@@ -29,7 +29,7 @@ import (
 const Trigger = "import"
 
 // ImportedReason is the provenance reason of every imported step.
-const ImportedReason = "imported: wtd did not control the caches"
+const ImportedReason = record.ImportedReason
 
 // Window is a stretch of time the caller wants as a step: From and To are
 // times, or, with Offsets, durations after the first sample imported.

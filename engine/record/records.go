@@ -71,6 +71,36 @@ func (st StepRecord) Title() string {
 	return StepTitle(st.Name, st.Labels)
 }
 
+// ImportedReason is the provenance reason of every step of an imported run
+// (wtd import).
+const ImportedReason = "imported: wtd did not control the caches"
+
+// ChangedLabel is the label an imported step carries when its server's
+// settings changed at its start: what changed ("cacheSizeGB=50").
+const ChangedLabel = "changed"
+
+// Imported reports whether the step is an imported run's.
+func (st StepRecord) Imported() bool {
+	return st.Provenance != nil && st.Provenance.Reason == ImportedReason
+}
+
+// MatchTitle is what matches a step across runs (compare, history): its
+// title, but for an imported step without the label saying what changed at
+// its start, so that the same server's stretch before a change and after it
+// are one step whose measures can be followed.
+func (st StepRecord) MatchTitle() string {
+	if _, ok := st.Labels[ChangedLabel]; !ok || !st.Imported() {
+		return st.Title()
+	}
+	labels := map[string]any{}
+	for k, v := range st.Labels {
+		if k != ChangedLabel {
+			labels[k] = v
+		}
+	}
+	return StepTitle(st.Name, labels)
+}
+
 // Measures are the figures of a step that results are compared on. A nil
 // field was not measured (or does not apply: a load has no per-operation
 // latency).
