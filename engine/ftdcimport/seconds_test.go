@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -131,5 +133,50 @@ func TestImportedStepsHaveSeconds(t *testing.T) {
 	}
 	if m := record.MeasuresOf(hour); m.ReadLatencyMicros != nil {
 		t.Errorf("read latency %v, want not measured", *m.ReadLatencyMicros)
+	}
+}
+
+// TestSecondsAVersionLacks imports a 3.2 mongod (no opLatencies, no
+// application-thread eviction time) and a 4.4 mongos (no WiredTiger, no
+// opLatencies in its serverStatus): what the server does not report is a
+// nil series, shown "–", never a series of zeros.
+func TestSecondsAVersionLacks(t *testing.T) {
+	for _, tc := range []struct {
+		path    string
+		seconds int
+		has     []string
+	}{
+		{file326, 1189, []string{"ops", "pages read", "cache", "dirty"}},
+		{testdata + "4.4.2/karthi9792+mongodb--metrics.2021-01-15T06-23-00Z-00000", 5312, []string{"ops"}},
+	} {
+		ctx := context.Background()
+		st := openStore(t)
+		rep, err := Import(ctx, st, []string{tc.path}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps, err := st.Steps(ctx, rep.Runs[0].Run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss := record.StepFromStore(steps[0]).ServerSeconds
+		if ss == nil {
+			t.Fatalf("%s: no server seconds", tc.path)
+		}
+		series := map[string]*record.ServerSeries{"ops": ss.Ops, "read latency": ss.ReadLatency, "write latency": ss.WriteLatency,
+			"pages read": ss.PagesRead, "app evict": ss.AppEvict, "cache": ss.Cache, "dirty": ss.Dirty}
+		for name, s := range series {
+			want := slices.Contains(tc.has, name)
+			if got := s != nil; got != want {
+				t.Errorf("%s: %s series present %v, want %v", filepath.Base(tc.path), name, got, want)
+			}
+			if s != nil && len(s.Values) != tc.seconds {
+				t.Errorf("%s: %s has %d seconds, want %d", filepath.Base(tc.path), name, len(s.Values), tc.seconds)
+			}
+		}
+		m := record.MeasuresOf(record.StepFromStore(steps[0]))
+		if m.OpsPerSec == nil || m.ReadLatencyMicros != nil || m.AppEvictMicrosPerSec != nil {
+			t.Errorf("%s: measures %+v", tc.path, m)
+		}
 	}
 }

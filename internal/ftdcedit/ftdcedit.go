@@ -210,10 +210,13 @@ func CacheSizeGB(gb float64) func(bson.D) bson.D {
 func Queries(load func(off time.Duration) (perSec, micros int64), noise, seed int64) func(time.Duration, Sample) {
 	rng := rand.New(rand.NewSource(seed))
 	var queries, latency, prev int64
+	var due float64 // the queries the load owes so far, fractions kept
 	return func(off time.Duration, s Sample) {
 		if dt := off.Milliseconds() - prev; dt > 0 {
 			rate, micros := load(off)
-			q := max(0, rate*dt/1000+rng.Int63n(2*noise+1)-noise)
+			before := int64(due)
+			due += float64(rate*dt) / 1000
+			q := max(0, int64(due)-before+rng.Int63n(2*noise+1)-noise)
 			queries, latency = queries+q, latency+q*micros
 		}
 		prev = off.Milliseconds()
