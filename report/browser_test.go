@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"wtd/compare"
@@ -165,6 +166,106 @@ func TestWideTablesSaySo(t *testing.T) {
 	}
 	if narrow < 1 || wide < 0 || wide >= narrow {
 		t.Errorf("tables marked wide: %d in a 420 px window; in a 4000 px one %d overflowing (-1: the notes do not match them); want fewer", narrow, wide)
+	}
+}
+
+// canvasLog is a script, run before the page's own, that records on each
+// chart's canvas the x of every moveTo and the left and right edges of
+// every text filled, where the canvas's text alignment puts them.
+const canvasLog = `(function () {
+  var P = CanvasRenderingContext2D.prototype, moveTo = P.moveTo, fillText = P.fillText;
+  window.wtdCanvasLog = [];
+  // A chart's canvas may be drawn on before it is in the page: the log
+  // keeps the canvas, and wtdCanvasOps names its chart afterwards.
+  function chart(ctx) { return ctx.canvas; }
+  window.wtdCanvasOps = function () {
+    return window.wtdCanvasLog.map(function (e) {
+      var d = e.chart.closest && e.chart.closest('[id^="chart-"]');
+      return { chart: d ? d.id : "", op: e.op, text: e.text, x: e.x, right: e.right };
+    });
+  };
+  P.moveTo = function (x, y) {
+    window.wtdCanvasLog.push({ chart: chart(this), op: "move", x: x });
+    return moveTo.apply(this, arguments);
+  };
+  P.fillText = function (text, x, y) {
+    var w = this.measureText(text).width, a = this.textAlign, left = x;
+    if (a === "center") left = x - w / 2; else if (a === "right" || a === "end") left = x - w;
+    window.wtdCanvasLog.push({ chart: chart(this), op: "text", text: String(text), x: left, right: left + w });
+    return fillText.apply(this, arguments);
+  };
+})();`
+
+// canvasOp is one entry of canvasLog's record.
+type canvasOp struct {
+	Chart string  `json:"chart"`
+	Op    string  `json:"op"`
+	Text  string  `json:"text"`
+	X     float64 `json:"x"`
+	Right float64 `json:"right"`
+}
+
+// TestStepTitlesRightOfTheirLines: on every chart in time, a step's title
+// (or number) starts just right of the line at the step's start, so that it
+// reads as that step's and not the one before (uPlot leaves the canvas
+// aligning text to the right after drawing its y axis).
+func TestStepTitlesRightOfTheirLines(t *testing.T) {
+	exe := testbrowser.Chromium(t)
+	ctx := context.Background()
+	allocCtx := testbrowser.Allocator(t, exe)
+	m, err := Load(ctx, recorded(t), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeReport(t, m, "step-titles")
+	bctx, cancel := chromedp.NewContext(allocCtx)
+	defer cancel()
+	bctx, cancelTimeout := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelTimeout()
+	var ops []canvasOp
+	_, err = chromedp.Call(bctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: canvasLog})
+	if err == nil {
+		err = chromedp.Do(bctx, chromedp.Navigate("file://"+path), chromedp.WaitReady("body"))
+	}
+	if err == nil {
+		_, err = chromedp.Run(bctx, chromedp.Poll[bool](fmt.Sprintf("window.wtdCharts && window.wtdCharts.length === %d", len(m.Charts)),
+			chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	if err == nil {
+		ops, err = chromedp.Run(bctx, chromedp.Evaluate[[]canvasOp]("window.wtdCanvasOps()"))
+	}
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	for _, c := range m.Charts {
+		if c.XLabel != "" || len(c.Bounds) == 0 {
+			continue
+		}
+		marks := map[string]bool{}
+		for _, b := range c.Bounds {
+			marks[b.Label] = true
+			marks[fmt.Sprintf("#%d", b.Seq)] = true
+		}
+		line, titles := -1.0, 0
+		for _, op := range ops {
+			if op.Chart != "chart-"+c.ID {
+				continue
+			}
+			if op.Op == "move" {
+				line = op.X
+				continue
+			}
+			if !marks[op.Text] {
+				continue
+			}
+			titles++
+			if line < 0 || op.X < line || op.X > line+12 {
+				t.Errorf("chart %s: step title %q drawn from x=%.1f to %.1f, its step's line at x=%.1f: want it starting just right of the line", c.ID, op.Text, op.X, op.Right, line)
+			}
+		}
+		if titles == 0 {
+			t.Errorf("chart %s: no step title drawn (%d steps)", c.ID, len(c.Bounds))
+		}
 	}
 }
 

@@ -14,6 +14,10 @@
           var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, px = window.devicePixelRatio || 1;
           ctx.save();
           ctx.font = (10 * px) + "px sans-serif";
+          // uPlot leaves the canvas aligning text as its last axis did (to
+          // the right, for the y axis): a title must start at its line.
+          ctx.textAlign = "left";
+          ctx.textBaseline = "alphabetic";
           bounds.forEach(function (b, i) {
             var first = runs.indexOf(b.run) <= 0;
             var x0 = u.valToPos(b.start, "x", true), x1 = u.valToPos(b.end, "x", true);
