@@ -123,7 +123,7 @@ func (s *Scheduler) tick(ctx context.Context, now time.Time) {
 	s.mu.Lock()
 	for _, sch := range s.cfg.Schedules {
 		if t, ok := s.next[sch.Name]; ok && !t.After(now) {
-			s.next[sch.Name] = sch.Spec.Next(now)
+			s.next[sch.Name] = nextAfter(sch.Spec, t, now)
 			s.fireLocked(ctx, sch, "schedule "+sch.Name)
 		}
 	}

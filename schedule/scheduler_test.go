@@ -332,3 +332,33 @@ func TestStatusShowsTheFiresTheLoopWillMake(t *testing.T) {
 	c.set(at(12, 0, 45))
 	check("at 12:00:45, after the fire", map[string][]time.Time{"every": {at(12, 1, 0), at(12, 1, 30)}, "cron": {at(12, 10, 0), at(12, 20, 0)}})
 }
+
+// An @every schedule fires at its start plus whole periods however late a
+// tick comes: started at 12:00:00, a 30 s schedule whose 12:00:30 fire is
+// ticked at 12:00:33 (the loop was busy) fires next at 12:01:00, not
+// 12:01:03, and says so; a tick more than a period late skips the fires
+// it missed and keeps to the grid (12:02:00 after a tick at 12:01:40).
+func TestEveryKeepsToItsGridWhenATickIsLate(t *testing.T) {
+	at := func(h, m, s int) time.Time { return time.Date(2030, 1, 15, h, m, s, 0, time.UTC) }
+	f := newFixture(t)
+	c := &clock{t: at(12, 0, 0)}
+	s := f.startAt(f.config("schedules:\n  - name: every\n    cron: \"@every 30s\"\n    playbook: tick.lua\n"), c)
+	next := func() []time.Time {
+		scheds, _ := s.Status(2)
+		return scheds[0].Next
+	}
+	for _, step := range []struct {
+		tick time.Time
+		want []time.Time
+	}{
+		{at(12, 0, 33), []time.Time{at(12, 1, 0), at(12, 1, 30)}},
+		{at(12, 1, 0), []time.Time{at(12, 1, 30), at(12, 2, 0)}},
+		{at(12, 1, 40), []time.Time{at(12, 2, 0), at(12, 2, 30)}},
+	} {
+		c.set(step.tick)
+		s.tick(context.Background(), step.tick)
+		if got := next(); fmt.Sprint(got) != fmt.Sprint(step.want) {
+			t.Errorf("after a tick at %s: next %v, want %v", step.tick.Format("15:04:05"), got, step.want)
+		}
+	}
+}

@@ -22,6 +22,22 @@ func NextTimes(s cron.Schedule, t time.Time, n int) []time.Time {
 	return out
 }
 
+// nextAfter returns the first fire time of s after now on the grid of
+// due, the fire time that came: an @every schedule keeps to its start plus
+// whole periods however late the loop came to fire it (from now, a tick a
+// second late would push every later fire by a second). The fires a tick
+// more than a period late missed are skipped.
+func nextAfter(s cron.Schedule, due, now time.Time) time.Time {
+	t := due
+	for range maxSteps {
+		t = s.Next(t)
+		if t.IsZero() || t.After(now) {
+			return t
+		}
+	}
+	return s.Next(now)
+}
+
 // lastFire returns the latest fire time of s in (after, upTo], if any.
 func lastFire(s cron.Schedule, after, upTo time.Time) (time.Time, bool) {
 	var last time.Time
