@@ -50,11 +50,17 @@ func PrintSchedules(w io.Writer, reply SchedulesReply) {
 	tw.Flush()
 }
 
+// first is the first of times, to the minute, or to the second when it
+// does not fall on one (an @every 30s schedule's).
 func first(times []time.Time) string {
 	if len(times) == 0 {
 		return "never"
 	}
-	return times[0].Local().Format("2006-01-02 15:04 MST")
+	t := times[0].Local()
+	if t.Second() != 0 {
+		return t.Format("2006-01-02 15:04:05 MST")
+	}
+	return t.Format("2006-01-02 15:04 MST")
 }
 
 func windowState(w WindowView) string {
