@@ -90,13 +90,18 @@ func VerdictOf(ctx context.Context, st *store.Store, id int64, opt Options) (Run
 		}
 		v.Steps = append(v.Steps, vs)
 	}
+	v.Verdict = v.word()
+	return v, nil
+}
+
+// word is the run's verdict from its steps': slower when any step is,
+// else faster when any is, else no difference.
+func (v RunVerdict) word() string {
 	switch {
 	case len(v.Slower) > 0:
-		v.Verdict = Slower
+		return Slower
 	case len(v.Faster) > 0:
-		v.Verdict = Faster
-	default:
-		v.Verdict = NoDifference
+		return Faster
 	}
-	return v, nil
+	return NoDifference
 }

@@ -96,14 +96,7 @@ func VerdictInHistory(ctx context.Context, st *store.Store, id int64, opt Option
 			v.HostBusy = append(v.HostBusy, busy)
 		}
 	}
-	switch {
-	case len(v.Slower) > 0:
-		v.Verdict = Slower
-	case len(v.Faster) > 0:
-		v.Verdict = Faster
-	default:
-		v.Verdict = NoDifference
-	}
+	v.Verdict = v.word()
 	return v, nil
 }
 
