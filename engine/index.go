@@ -38,35 +38,9 @@ type IndexSpec struct {
 // an index of a name that does not exist yet is recorded first and dropped
 // at the end of the run unless spec.Keep (see recordIndex).
 func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error) {
-	db, coll, err := workload.SplitNS(spec.NS)
+	db, coll, name, ix, err := spec.document()
 	if err != nil {
-		return "", fmt.Errorf("create index: %w", err)
-	}
-	if len(spec.Keys) == 0 {
-		return "", errors.New("create index: no key fields")
-	}
-	key := bson.D{}
-	var parts []string
-	for _, k := range spec.Keys {
-		if k.Field == "" || (k.Dir != 1 && k.Dir != -1) {
-			return "", fmt.Errorf("create index on %s: key %q: %d: want a field name and 1 or -1", spec.NS, k.Field, k.Dir)
-		}
-		key = append(key, bson.E{Key: k.Field, Value: int32(k.Dir)})
-		parts = append(parts, fmt.Sprintf("%s_%d", k.Field, k.Dir))
-	}
-	name := spec.Name
-	if name == "" {
-		name = strings.Join(parts, "_")
-	}
-	ix := bson.D{{Key: "key", Value: key}, {Key: "name", Value: name}}
-	if spec.Unique {
-		ix = append(ix, bson.E{Key: "unique", Value: true})
-	}
-	if e := spec.ExpireAfterSeconds; e != nil {
-		if len(spec.Keys) != 1 || *e < 0 {
-			return "", fmt.Errorf("create index on %s: expireAfterSeconds needs a single-field key and a value >= 0", spec.NS)
-		}
-		ix = append(ix, bson.E{Key: "expireAfterSeconds", Value: *e})
+		return "", err
 	}
 	note := ""
 	if !s.Started() {
@@ -90,6 +64,48 @@ func (s *Server) CreateIndex(ctx context.Context, spec IndexSpec) (string, error
 	}
 	s.run.Eventf("info", s.Name, "created index %s on %s%s", name, spec.NS, note)
 	return name, nil
+}
+
+// Check checks the spec as CreateIndex does, without a server, and
+// returns the index's name.
+func (spec IndexSpec) Check() (string, error) {
+	_, _, name, _, err := spec.document()
+	return name, err
+}
+
+// document checks the spec and returns the createIndexes entry for it.
+func (spec IndexSpec) document() (db, coll, name string, ix bson.D, err error) {
+	db, coll, err = workload.SplitNS(spec.NS)
+	if err != nil {
+		return "", "", "", nil, fmt.Errorf("create index: %w", err)
+	}
+	if len(spec.Keys) == 0 {
+		return "", "", "", nil, errors.New("create index: no key fields")
+	}
+	key := bson.D{}
+	var parts []string
+	for _, k := range spec.Keys {
+		if k.Field == "" || (k.Dir != 1 && k.Dir != -1) {
+			return "", "", "", nil, fmt.Errorf("create index on %s: key %q: %d: want a field name and 1 or -1", spec.NS, k.Field, k.Dir)
+		}
+		key = append(key, bson.E{Key: k.Field, Value: int32(k.Dir)})
+		parts = append(parts, fmt.Sprintf("%s_%d", k.Field, k.Dir))
+	}
+	name = spec.Name
+	if name == "" {
+		name = strings.Join(parts, "_")
+	}
+	ix = bson.D{{Key: "key", Value: key}, {Key: "name", Value: name}}
+	if spec.Unique {
+		ix = append(ix, bson.E{Key: "unique", Value: true})
+	}
+	if e := spec.ExpireAfterSeconds; e != nil {
+		if len(spec.Keys) != 1 || *e < 0 {
+			return "", "", "", nil, fmt.Errorf("create index on %s: expireAfterSeconds needs a single-field key and a value >= 0", spec.NS)
+		}
+		ix = append(ix, bson.E{Key: "expireAfterSeconds", Value: *e})
+	}
+	return db, coll, name, ix, nil
 }
 
 func describeIndex(spec IndexSpec) string {

@@ -62,8 +62,8 @@ var ErrServiceNotAllowed = errors.New("service not allowed")
 // one the operator allowed (wtd run --allow-service, the daemon's
 // services:).
 func (r *Run) ServiceServer(ctx context.Context, o ServiceOptions) (*Server, error) {
-	if o.Unit == "" || strings.HasPrefix(o.Unit, "-") || strings.ContainsAny(o.Unit, " /\n") {
-		return nil, fmt.Errorf("mongod.service: unit %q: want a unit name such as \"mongod\"", o.Unit)
+	if err := o.checkUnit(); err != nil {
+		return nil, err
 	}
 	if !slices.Contains(r.cfg.AllowServices, o.Unit) {
 		return nil, fmt.Errorf("%w: mongod.service unit %s: a playbook may restart a system service only when the operator allows it (wtd run --allow-service %s, or the daemon config's services: list)", ErrServiceNotAllowed, o.Unit, o.Unit)
@@ -74,8 +74,8 @@ func (r *Run) ServiceServer(ctx context.Context, o ServiceOptions) (*Server, err
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultServiceTimeout
 	}
-	if !filepath.IsAbs(o.Config) {
-		return nil, fmt.Errorf("mongod.service: config %q: want an absolute path", o.Config)
+	if err := o.checkConfig(); err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(o.Config)
 	if err != nil {
@@ -100,6 +100,51 @@ func (r *Run) ServiceServer(ctx context.Context, o ServiceOptions) (*Server, err
 	return s, nil
 }
 
+// Check checks the options as ServiceServer does before it reads or
+// reaches anything: the unit's name, the config's path and the URI
+// (hostctl.CheckURI). Whether the operator allows the unit, the config
+// file and the server are left to ServiceServer.
+func (o ServiceOptions) Check() error {
+	if err := o.checkUnit(); err != nil {
+		return err
+	}
+	if err := o.checkConfig(); err != nil {
+		return err
+	}
+	_, err := hostctl.CheckURI(o.URI)
+	return err
+}
+
+func (o ServiceOptions) checkUnit() error {
+	if o.Unit == "" || strings.HasPrefix(o.Unit, "-") || strings.ContainsAny(o.Unit, " /\n") {
+		return fmt.Errorf("mongod.service: unit %q: want a unit name such as \"mongod\"", o.Unit)
+	}
+	return nil
+}
+
+func (o ServiceOptions) checkConfig() error {
+	if !filepath.IsAbs(o.Config) {
+		return fmt.Errorf("mongod.service: config %q: want an absolute path", o.Config)
+	}
+	return nil
+}
+
+// CheckService checks a restart of the service server named server as
+// Restart does before it reads the config file: no args, something to
+// change, and each setting changed within its knob's bounds.
+func (ch ServerChanges) CheckService(server string) error {
+	if ch.Gives(hostctl.OptionArgs) {
+		return fmt.Errorf("restart %s: args cannot be given to a service (its command line is the unit's)", server)
+	}
+	if len(editsFor(ch)) == 0 {
+		return fmt.Errorf("restart %s: nothing to change (%s)", server, hostctl.SettingOptionsOr())
+	}
+	if err := ch.Apply(hostctl.Settings{}).Check(); err != nil {
+		return fmt.Errorf("restart %s: the new config: %w", server, err)
+	}
+	return nil
+}
+
 // Service reports whether the server is run by a service manager.
 func (s *Server) Service() bool { return s.svc != nil }
 
@@ -110,13 +155,10 @@ func (s *Server) Service() bool { return s.svc != nil }
 // error carries its journal or log lines.
 func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	r, svc := s.run, s.svc
-	if ch.Gives(hostctl.OptionArgs) {
-		return fmt.Errorf("restart %s: args cannot be given to a service (its command line is the unit's)", s.Name)
+	if err := ch.CheckService(s.Name); err != nil {
+		return err
 	}
 	edits := editsFor(ch)
-	if len(edits) == 0 {
-		return fmt.Errorf("restart %s: nothing to change (%s)", s.Name, hostctl.SettingOptionsOr())
-	}
 	cur, err := os.ReadFile(svc.Config)
 	if err != nil {
 		return fmt.Errorf("restart %s: read the config: %w", s.Name, err)

@@ -26,26 +26,39 @@ type SweepOptions struct {
 	Progress func(threads int) func(done, total int64)
 }
 
+// Check checks the thread counts as SweepThreads does.
+func (opt SweepOptions) Check() error {
+	if len(opt.Threads) == 0 {
+		return errors.New("sweep threads: no thread counts")
+	}
+	for _, n := range opt.Threads {
+		if n < 1 || n > workload.MaxThreads {
+			return fmt.Errorf("sweep threads: threads %d out of range [1, %d]", n, workload.MaxThreads)
+		}
+	}
+	return nil
+}
+
+// StepName is the name of the sweep's steps: Step, else "threads".
+func (opt SweepOptions) StepName() string {
+	if opt.Step == "" {
+		return "threads"
+	}
+	return opt.Step
+}
+
 // SweepThreads runs spec on s once per thread count, each as its own
 // recorded step labelled threads = N, and returns the table and its knee.
 // Inserts go on from one run's last _id to the next. A failing step ends the
 // sweep with its error and the points so far.
 func (r *Run) SweepThreads(ctx context.Context, s *Server, spec workload.Spec, opt SweepOptions) (workload.SweepResult, error) {
-	if len(opt.Threads) == 0 {
-		return workload.SweepResult{}, errors.New("sweep threads: no thread counts")
-	}
-	for _, n := range opt.Threads {
-		if n < 1 || n > workload.MaxThreads {
-			return workload.SweepResult{}, fmt.Errorf("sweep threads: threads %d out of range [1, %d]", n, workload.MaxThreads)
-		}
+	if err := opt.Check(); err != nil {
+		return workload.SweepResult{}, err
 	}
 	if opt.Duration > 0 {
 		spec.Duration = opt.Duration
 	}
-	name := opt.Step
-	if name == "" {
-		name = "threads"
-	}
+	name := opt.StepName()
 	var res workload.SweepResult
 	for _, n := range opt.Threads {
 		labels := map[string]any{}

@@ -12,34 +12,20 @@ import (
 	"wtd/engine"
 )
 
-// checkTimeout bounds how long Check lets a playbook run before its
-// params{} call.
-const checkTimeout = 5 * time.Second
+// checkTimeout bounds how long a check runs a playbook; checkMemory how
+// much memory it may take (it runs in the daemon's process too).
+const (
+	checkTimeout = 5 * time.Second
+	checkMemory  = 256 << 20
+)
 
-// checkMemory bounds how much memory a check may take: it runs in the
-// daemon's process, and a playbook may build big strings before params{}.
-const checkMemory = 256 << 20
-
-// errCheckDone stops a checking run at its first call that would act.
+// errCheckDone stops Params at its first call that would act.
 var errCheckDone = errors.New("check done")
 
-// Check finds a playbook's usage errors before anything is recorded: it
-// compiles src and runs it up to its params{} call, which it checks against
-// overrides, or up to the first call that would act (mongod, host, step,
-// report, log, sleep, sweep, files), which never happens in a check. Errors are
-// *ScriptError values as RunPlaybook returns them (errors.As finds a
-// *ParamError for a bad -p).
-//
-// A playbook that acts before params{}, never calls it, does not reach it
-// in checkTimeout, takes more than checkMemory or calls string.rep or a
-// pattern function first has its overrides checked against its text: a -p
-// that no params{...} in it names is refused (any -p when it has no params
-// call), and so is a value that does not parse as a default written as a
-// constant. When the text calls params other than with a literal table (or
-// could reach it through _G, getfenv, load ...), the run itself checks the
-// overrides.
+// Check checks a playbook and its -p overrides before anything is
+// recorded (CheckPlaybook); it returns CheckPlaybook's error.
 func Check(ctx context.Context, path, src string, overrides map[string]string) error {
-	_, err := check(ctx, path, src, overrides)
+	_, err := CheckPlaybook(ctx, path, src, overrides, CheckOptions{})
 	return err
 }
 
@@ -57,18 +43,21 @@ type Param struct {
 // false when the playbook does not reach params{} before it touches
 // anything else (or never calls it).
 func Params(ctx context.Context, path, src string) (params []Param, declared bool, err error) {
-	b, err := check(ctx, path, src, nil)
+	b, err := readParams(ctx, path, src, nil)
 	if err != nil {
 		return nil, false, err
 	}
 	return b.declared, b.paramsSet, nil
 }
 
-// check runs the playbook as Check describes and returns its binding.
-func check(ctx context.Context, path, src string, overrides map[string]string) (*binding, error) {
+// readParams runs the playbook up to its params{} call, or up to the
+// first call that would act (mongod, host, step, report, log, sleep,
+// sweep, files), which ends it, and returns its binding. Stopped before
+// params{}, what the text declares decides whether overrides fit.
+func readParams(ctx context.Context, path, src string, overrides map[string]string) (*binding, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	defer watchCheckMemory(cancel)()
+	defer watchCheckMemory(checkMemory, func() { cancel() })()
 	b := &binding{ctx: ctx, env: Env{Overrides: overrides}, out: io.Discard, path: path, checking: true}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
@@ -121,13 +110,22 @@ func (b *binding) stopper(L *lua.LState) lua.LValue {
 
 // stopCheck ends a checking run. It does not return.
 func (b *binding) stopCheck(L *lua.LState) {
+	b.stopAt(L, "")
+}
+
+// stopAt ends a checking run at the calling line, saying why (for the
+// check's report). It does not return.
+func (b *binding) stopAt(L *lua.LState, why string) {
 	b.checkDone = true
+	if b.stopped == "" {
+		b.stopped = strings.TrimSuffix(playbookLine(L), " ") + " " + why
+	}
 	b.raise(L, "check", errCheckDone)
 }
 
-// watchCheckMemory calls cancel once the process holds checkMemory more
-// than when it started; the returned func ends the watch.
-func watchCheckMemory(cancel func()) (stop func()) {
+// watchCheckMemory calls cancel once the process holds limit more than
+// when it started; the returned func ends the watch.
+func watchCheckMemory(limit int64, cancel func()) (stop func()) {
 	base := engine.MemoryInUse()
 	done := make(chan struct{})
 	go func() {
@@ -138,7 +136,7 @@ func watchCheckMemory(cancel func()) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				if engine.MemoryInUse()-base > checkMemory {
+				if engine.MemoryInUse()-base > limit {
 					cancel()
 					return
 				}

@@ -7,12 +7,13 @@ import (
 )
 
 // TestCheckReadsParamsFromTheText: a -p no params{} declares is refused by
-// Check (before anything is recorded) also when the playbook acts before it
-// calls params{} or never calls it; a value that does not parse as a
+// Check (before anything is recorded) also when the check stops before the
+// playbook calls params{} (here at a pattern function, which a check does
+// not run) or it never calls it; a value that does not parse as a
 // constant default too. Where the text does not show the declaration, Check
 // leaves the overrides to the run.
 func TestCheckReadsParamsFromTheText(t *testing.T) {
-	const acts = "log('starting')\n"
+	const acts = "local _ = string.find('abc', 'b+')\n"
 	for _, tc := range []struct {
 		name      string
 		src       string
@@ -60,6 +61,28 @@ func TestCheckReadsParamsFromTheText(t *testing.T) {
 			}
 			if pe.Never != tc.never {
 				t.Errorf("ParamError.Never = %v, want %v", pe.Never, tc.never)
+			}
+		})
+	}
+}
+
+// TestCheckRunsParamsItself: a check runs the playbook past what it does
+// first, so params{} takes the overrides as in a run, however the playbook
+// calls it.
+func TestCheckRunsParamsItself(t *testing.T) {
+	const acts = "log('starting')\nlocal m = mongod.start{ cacheSizeGB = 1 }\nsleep(3600)\n"
+	for _, tc := range []struct{ name, src, want string }{
+		{"table not a literal", acts + "local decl = { docs = 1 }\nparams(decl)\n", `pb.lua:5: params: unknown parameter "nosuch"`},
+		{"params as a value", acts + "local p = params\np{ docs = 1 }\n", `pb.lua:5: params: unknown parameter "nosuch"`},
+		{"params through _G", acts + "_G['par' .. 'ams']{ docs = 1 }\n", `pb.lua:4: params: unknown parameter "nosuch"`},
+		{"computed name", acts + "params{ ['do' .. 'cs'] = 1 }\n", `pb.lua:4: params: unknown parameter "nosuch"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(context.Background(), "pb.lua", tc.src, map[string]string{"nosuch": "1"})
+			wantContains(t, err, tc.want)
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Name != "nosuch" {
+				t.Fatalf("errors.As(%v, *ParamError) = %v, %+v", err, errors.As(err, &pe), pe)
 			}
 		})
 	}

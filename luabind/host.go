@@ -18,7 +18,7 @@ func (b *binding) openHost(L *lua.LState) {
 // attempt with the run; dropped is false, with the reason, when it did not
 // happen. It never fails the playbook.
 func (b *binding) hostDropCaches(L *lua.LState) int {
-	res := b.env.Run.DropCaches(b.ctx)
+	res := b.run.DropCaches(b.ctx)
 	v, err := structToLua(L, res)
 	if err != nil {
 		b.raise(L, "host.drop_caches", err)
@@ -49,7 +49,7 @@ func (b *binding) hostMeminfo(L *lua.LState) int {
 // The disk is the one that holds the run's directory. Facts that cannot
 // be read are left empty (zero).
 func (b *binding) hostFacts(L *lua.LState) int {
-	f, _ := b.host.Facts(b.ctx, b.env.Run.Dir())
+	f, _ := b.host.Facts(b.ctx, b.run.Dir())
 	v, err := structToLua(L, f)
 	if err != nil {
 		b.raise(L, "host.facts", err)

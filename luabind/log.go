@@ -21,7 +21,7 @@ func (b *binding) openLog(L *lua.LState) {
 // Records its arguments (tostring, space-separated) as an info event of
 // the run (source "playbook"); the run prints its events to its log.
 func (b *binding) log(L *lua.LState) int {
-	b.env.Run.Eventf("info", "playbook", "%s", joinArgs(L))
+	b.run.Eventf("info", "playbook", "%s", joinArgs(L))
 	return 0
 }
 
@@ -43,6 +43,14 @@ func (b *binding) sleep(L *lua.LState) int {
 	sec := float64(L.CheckNumber(1))
 	if !(sec >= 0 && sec <= maxSleepSeconds) {
 		L.ArgError(1, fmt.Sprintf("seconds %v out of range [0, %d]", sec, maxSleepSeconds))
+	}
+	if b.dry != nil {
+		// A check sleeps in its own time: at once.
+		if err := b.ctx.Err(); err != nil {
+			b.raise(L, "sleep", errInterrupted{cause: err})
+		}
+		b.dry.clock.advance(time.Duration(sec * float64(time.Second)))
+		return 0
 	}
 	timer := time.NewTimer(time.Duration(sec * float64(time.Second)))
 	defer timer.Stop()

@@ -49,6 +49,9 @@ type Env struct {
 type binding struct {
 	ctx  context.Context
 	env  Env
+	// run is the engine side: the real run, or the check's stand-in
+	// (nil only while Params reads the parameters).
+	run  runAPI
 	out  io.Writer
 	host *hostctl.Host
 	path string
@@ -60,9 +63,18 @@ type binding struct {
 	// that RunPlaybook's error wraps them (errors.As finds a ParamError).
 	raised []raisedError
 
-	// checking is true in Check: nothing may act, params{} ends the run.
+	// checking is true in Params and CheckPlaybook: nothing may act.
+	// In Params (dry nil) params{} ends the run; in CheckPlaybook dry is
+	// the stand-in engine the playbook runs against. checkDone is set
+	// when a check stopped before the playbook's end, at stopped.
 	checking  bool
+	dry       *checkRun
 	checkDone bool
+	stopped   string
+	// missed is the last global the playbook read that is not defined
+	// (name and "path:line: "), for the error of calling it.
+	missed  struct{ name, where string }
+	globals *lua.LTable
 
 	// partial is output written since the last newline (record).
 	partial string
@@ -91,7 +103,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	if env.Run == nil {
 		return nil, errors.New("run playbook: no run")
 	}
-	b := &binding{ctx: ctx, env: env, out: env.Out, host: env.Host, path: path}
+	b := &binding{ctx: ctx, env: env, run: liveRun{env.Run}, out: env.Out, host: env.Host, path: path}
 	if b.out == nil {
 		b.out = io.Discard
 	}
@@ -160,6 +172,7 @@ func (b *binding) scriptError(err error) error {
 	if errors.As(err, &ae) {
 		se.Msg, se.Traceback = ae.Object.String(), ae.StackTrace
 	}
+	se.Msg = b.unknownGlobal(se.Msg)
 	if behind := b.raisedBehind(se.Msg); behind != nil {
 		se.errs = append(se.errs, behind)
 	}

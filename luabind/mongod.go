@@ -42,7 +42,7 @@ func (b *binding) openMongod(L *lua.LState) {
 		key := L.CheckString(2)
 		switch key {
 		case "name":
-			L.Push(lua.LString(s.Name))
+			L.Push(lua.LString(s.name()))
 		case "uri":
 			L.Push(lua.LString(s.URI()))
 		case "pid":
@@ -55,7 +55,7 @@ func (b *binding) openMongod(L *lua.LState) {
 				var names []string
 				methods.ForEach(func(k, _ lua.LValue) { names = append(names, k.String()) })
 				sort.Strings(names)
-				raisef(L, "server %s has no field %q (fields: %s; methods: %s)", s.Name, key,
+				raisef(L, "server %s has no field %q%s (fields: %s; methods: %s)", s.name(), key, didYouMean(key, append(names, serverFields...)),
 					strings.Join(serverFields, ", "), strings.Join(names, ", "))
 			}
 			L.Push(m)
@@ -63,12 +63,12 @@ func (b *binding) openMongod(L *lua.LState) {
 		return 1
 	}))
 	mt.RawSetString("__newindex", L.NewFunction(func(L *lua.LState) int {
-		raisef(L, "server %s: a server handle is read-only", checkServer(L, 1).Name)
+		raisef(L, "server %s: a server handle is read-only", checkServer(L, 1).name())
 		return 0
 	}))
 	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		s := checkServer(L, 1)
-		L.Push(lua.LString("server " + s.Name + " " + s.URI()))
+		L.Push(lua.LString("server " + s.name() + " " + s.URI()))
 		return 1
 	}))
 	L.SetGlobal("mongod", setFuncs(L, map[string]lua.LGFunction{
@@ -79,10 +79,10 @@ func (b *binding) openMongod(L *lua.LState) {
 }
 
 // checkServer returns the server handle at argument n.
-func checkServer(L *lua.LState, n int) *engine.Server {
+func checkServer(L *lua.LState, n int) server {
 	ud, ok := L.Get(n).(*lua.LUserData)
 	if ok {
-		if s, ok := ud.Value.(*engine.Server); ok {
+		if s, ok := ud.Value.(server); ok {
 			return s
 		}
 	}
@@ -90,7 +90,7 @@ func checkServer(L *lua.LState, n int) *engine.Server {
 	return nil
 }
 
-func pushServer(L *lua.LState, s *engine.Server) {
+func pushServer(L *lua.LState, s server) {
 	ud := L.NewUserData()
 	ud.Value = s
 	L.SetMetatable(ud, L.GetTypeMetatable(serverType))
@@ -111,7 +111,7 @@ func (b *binding) mongodStart(L *lua.LState) int {
 	}
 	so.Port = int(port)
 	so.DBPath, _ = o.str("dbpath")
-	s, err := b.env.Run.StartServer(b.ctx, so)
+	s, err := b.run.StartServer(b.ctx, so)
 	if err != nil {
 		b.raise(L, "mongod.start", err)
 	}
@@ -196,7 +196,7 @@ func (b *binding) mongodConnect(L *lua.LState) int {
 		}
 		timeout = time.Duration(sec * float64(time.Second))
 	}
-	s, err := b.env.Run.ConnectServer(b.ctx, uri, timeout)
+	s, err := b.run.ConnectServer(b.ctx, uri, timeout)
 	if err != nil {
 		b.raise(L, "mongod.connect", err)
 	}
@@ -235,7 +235,7 @@ func (b *binding) mongodService(L *lua.LState) int {
 		}
 		so.Timeout = time.Duration(sec * float64(time.Second))
 	}
-	s, err := b.env.Run.ServiceServer(b.ctx, so)
+	s, err := b.run.ServiceServer(b.ctx, so)
 	if err != nil {
 		b.raise(L, "mongod.service", err)
 	}
@@ -478,9 +478,9 @@ func (b *binding) serverWorkload(L *lua.LState) int {
 }
 
 // workloadSpec reads the options of m:workload (o) into a spec for s.
-func (b *binding) workloadSpec(L *lua.LState, s *engine.Server, o options) workload.Spec {
+func (b *binding) workloadSpec(L *lua.LState, s server, o options) workload.Spec {
 	var spec workload.Spec
-	loads := b.env.Run.Loads()
+	loads := b.run.Loads()
 	var ok bool
 	if spec.NS, ok = o.str("ns"); !ok {
 		if spec.NS = loads.Last(); spec.NS == "" {

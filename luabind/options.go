@@ -46,14 +46,21 @@ func tableOptions(L *lua.LState, t *lua.LTable, fname string, allowed ...string)
 			sort.Strings(sorted)
 			hint := ""
 			if isString {
-				if near := nearest(string(ks), allowed); near != "" {
-					hint = fmt.Sprintf("; did you mean %s?", near)
-				}
+				hint = didYouMean(string(ks), allowed)
 			}
 			raisef(L, "%s: unknown option %s%s (allowed: %s)", fname, quoteKey(k), hint, strings.Join(sorted, ", "))
 		}
 	})
 	return options{L: L, fname: fname, t: t}
+}
+
+// didYouMean is "; did you mean NAME?" for the candidate word most
+// likely meant (see nearest), "" when there is none.
+func didYouMean(word string, candidates []string) string {
+	if near := nearest(word, candidates); near != "" {
+		return fmt.Sprintf("; did you mean %s?", near)
+	}
+	return ""
 }
 
 // nearest returns the one candidate a mistyped word most likely meant:

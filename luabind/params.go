@@ -100,10 +100,10 @@ func (b *binding) paramsDeclare(L *lua.LState) int {
 		b.declared = append(b.declared, Param{Name: name, Type: kind, Default: dv})
 	}
 	b.params, b.paramsSet = final, true
-	if b.checking {
+	if b.checking && b.dry == nil {
 		b.stopCheck(L)
 	}
-	if err := b.env.Run.SetParams(b.ctx, final); err != nil {
+	if err := b.run.SetParams(b.ctx, final); err != nil {
 		b.raise(L, "params", err)
 	}
 	L.Push(out)

@@ -102,8 +102,8 @@ func (b *binding) tryPattern(L *lua.LState, name, s, pat string, init, limit int
 	if b.checking {
 		// A check runs in the daemon's process, where an abandoned matcher
 		// would spin for the daemon's life: it ends here (the run checks
-		// its parameters itself).
-		b.stopCheck(L)
+		// what follows itself).
+		b.stopAt(L, name+" matches a pattern, which a check does not run: the rest is checked by the run")
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -126,8 +126,8 @@ func (b *binding) tryPattern(L *lua.LState, name, s, pat string, init, limit int
 	case <-timer.C:
 		err := &engine.LimitError{Msg: fmt.Sprintf("%s%s: pattern %q on a %d-byte string matched for more than %s "+
 			"(it backtracks too much: anchor it, or use fewer .- and .*); the run is stopped", playbookLine(L), name, pat, len(s), budget)}
-		if b.env.Run != nil {
-			b.env.Run.Abort(err)
+		if b.run != nil {
+			b.run.Abort(err)
 		}
 		// The message names the line already: raised as it is.
 		b.raised = append(b.raised, raisedError{msg: err.Msg, err: err})
@@ -138,8 +138,8 @@ func (b *binding) tryPattern(L *lua.LState, name, s, pat string, init, limit int
 // strRep is string.rep with its result capped at Env.MaxString bytes.
 func (b *binding) strRep(orig lua.LValue) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if b.checking {
-			b.stopCheck(L) // a check does not build big strings
+		if b.checking && b.dry == nil {
+			b.stopCheck(L) // reading the parameters builds no big strings
 		}
 		s, n := L.CheckString(1), L.CheckInt(2)
 		if limit := b.env.MaxString; limit > 0 && n > 0 && int64(len(s))*int64(n) > limit {

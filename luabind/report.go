@@ -32,9 +32,9 @@ func (b *binding) reportTable(L *lua.LState) int {
 	if opt.Verdict && opt.By == "" {
 		b.raise(L, "report.table", fmt.Errorf("verdict = true needs by: the label or setting whose first value the steps are compared with"))
 	}
-	steps := b.env.Run.Steps()
+	steps := b.run.Steps()
 	record.WriteReport(b.out, steps, opt)
-	b.env.Run.RecordTable(opt, len(steps))
+	b.run.RecordTable(opt, len(steps))
 	return 0
 }
 
@@ -43,7 +43,7 @@ func (b *binding) reportTable(L *lua.LState) int {
 // Each step is record.StepRecord by its JSON names: name, seq, labels,
 // status, error, start and end (RFC 3339 text), settings, provenance, result, server.
 func (b *binding) reportSteps(L *lua.LState) int {
-	v, err := structToLua(L, b.env.Run.Steps())
+	v, err := structToLua(L, b.run.Steps())
 	if err != nil {
 		b.raise(L, "report.steps", err)
 	}

@@ -3,6 +3,8 @@ package luabind
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -57,6 +59,9 @@ func (b *binding) openSandbox(L *lua.LState) {
 		safeOS.RawSetString(name, osLib.RawGetString(name))
 	}
 	L.SetGlobal("os", safeOS)
+	if b.dry != nil {
+		b.checkTime(L, safeOS)
+	}
 
 	ioLib := L.GetGlobal("io").(*lua.LTable)
 	safeIO := setFuncs(L, map[string]lua.LGFunction{"write": b.ioWrite})
@@ -65,6 +70,7 @@ func (b *binding) openSandbox(L *lua.LState) {
 	safeIO.RawSetString("lines", L.NewFunction(b.ioLines(ioLib.RawGetString("lines"))))
 	L.SetGlobal("io", safeIO)
 
+	b.watchGlobals(L)
 	for name, why := range refused {
 		table, fn := g, name
 		if lib, f, ok := strings.Cut(name, "."); ok {
@@ -121,8 +127,8 @@ func (b *binding) ioWrite(L *lua.LState) int {
 // record keeps what the playbook wrote with the run, one event per
 // complete line; flushOutput records an unfinished last line.
 func (b *binding) record(text string) {
-	if b.env.Run == nil {
-		return // checking, before any run
+	if b.run == nil {
+		return // reading the parameters
 	}
 	b.partial += text
 	for {
@@ -130,14 +136,14 @@ func (b *binding) record(text string) {
 		if !ok {
 			return
 		}
-		b.env.Run.Output(line)
+		b.run.Output(line)
 		b.partial = rest
 	}
 }
 
 func (b *binding) flushOutput() {
-	if b.partial != "" && b.env.Run != nil {
-		b.env.Run.Output(b.partial)
+	if b.partial != "" && b.run != nil {
+		b.run.Output(b.partial)
 		b.partial = ""
 	}
 }
@@ -186,11 +192,14 @@ func (b *binding) ioLines(lines lua.LValue) lua.LGFunction {
 // would, symbolic links and ".." included, and checks that it lies inside
 // the run's directory. It returns the resolved path.
 func (b *binding) inRunDir(path string) (string, error) {
+	if b.dry != nil {
+		return checkRunDir(path)
+	}
 	if b.checking {
-		b.checkDone = true // a check opens no files
+		b.checkDone = true // reading the parameters opens no files
 		return "", errCheckDone
 	}
-	dir, err := hostctl.ResolvePath(".", b.env.Run.Dir())
+	dir, err := hostctl.ResolvePath(".", b.run.Dir())
 	if err != nil {
 		return "", err
 	}
@@ -202,4 +211,80 @@ func (b *binding) inRunDir(path string) (string, error) {
 		return "", fmt.Errorf("%s is outside the run's directory %s: a playbook opens files only there", path, dir)
 	}
 	return abs, nil
+}
+
+// checkRunDir is inRunDir for a check, which has no run directory: a path
+// that stays inside one (relative, without leading "..") opens the null
+// device instead, so writes go nowhere and reads find nothing.
+func checkRunDir(path string) (string, error) {
+	clean := filepath.Clean(path)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+		return "", fmt.Errorf("%s is outside the run's directory: a playbook opens files only there", path)
+	}
+	return os.DevNull, nil
+}
+
+// checkTime gives a check's playbook the check's clock: os.time() and
+// os.date without a time read it (see checkClock).
+func (b *binding) checkTime(L *lua.LState, osLib *lua.LTable) {
+	clock := b.dry.clock
+	origTime, origDate := osLib.RawGetString("time"), osLib.RawGetString("date")
+	osLib.RawSetString("time", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() == 0 {
+			L.Push(lua.LNumber(clock.now().Unix()))
+			return 1
+		}
+		return callWith(L, origTime, L.Get(1))
+	}))
+	osLib.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
+		if L.GetTop() >= 2 {
+			return callWith(L, origDate, L.Get(1), L.Get(2))
+		}
+		return callWith(L, origDate, lua.LString(L.OptString(1, "%c")), lua.LNumber(clock.now().Unix()))
+	}))
+}
+
+// callWith calls fn with args and returns its results.
+func callWith(L *lua.LState, fn lua.LValue, args ...lua.LValue) int {
+	top := L.GetTop()
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	L.Call(len(args), lua.MultRet)
+	return L.GetTop() - top
+}
+
+// watchGlobals remembers the last undefined global the playbook reads, so
+// that calling it says its name (gopher-lua says only "attempt to call a
+// non-function object"); a read gives nil as before.
+func (b *binding) watchGlobals(L *lua.LState) {
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		if name, ok := L.Get(2).(lua.LString); ok {
+			b.missed.name, b.missed.where = string(name), playbookLine(L)
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	L.SetMetatable(L.G.Global, mt)
+	b.globals = L.G.Global
+}
+
+// unknownGlobal rewrites the error of a call of an undefined global read
+// on the same line: "pb.lua:3: stepp is not defined (a call of an unknown
+// global); did you mean step?".
+func (b *binding) unknownGlobal(msg string) string {
+	const callNil = "attempt to call a non-function object"
+	where := b.missed.where
+	if where == "" || b.globals == nil || !strings.HasPrefix(msg, where) || !strings.HasSuffix(msg, callNil) {
+		return msg
+	}
+	var names []string
+	b.globals.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			names = append(names, string(s))
+		}
+	})
+	return fmt.Sprintf("%s%s is not defined (a call of an unknown global)%s", where, b.missed.name, didYouMean(b.missed.name, names))
 }

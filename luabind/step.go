@@ -7,7 +7,6 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"wtd/engine"
 )
 
 func (b *binding) openStep(L *lua.LState) {
@@ -24,7 +23,7 @@ func (b *binding) openStep(L *lua.LState) {
 // again as it was, with its file:line.
 func (b *binding) step(L *lua.LState) int {
 	t := L.CheckTable(1)
-	spec := engine.StepSpec{Labels: map[string]any{}}
+	spec := stepSpec{Labels: map[string]any{}}
 	var run *lua.LFunction
 	t.ForEach(func(k, v lua.LValue) {
 		key, ok := k.(lua.LString)
@@ -54,7 +53,7 @@ func (b *binding) step(L *lua.LState) int {
 	}
 	var ret lua.LValue = lua.LNil
 	var luaErr lua.LValue
-	_, err := b.env.Run.Step(b.ctx, spec, func(context.Context) (any, error) {
+	err := b.run.Step(b.ctx, spec, func(context.Context) (any, error) {
 		if err := L.CallByParam(lua.P{Fn: run, NRet: 1, Protect: true}); err != nil {
 			var ae *lua.ApiError
 			if errors.As(err, &ae) {
@@ -97,17 +96,17 @@ func stepResult(L *lua.LState, v lua.LValue) (any, error) {
 	return g, nil
 }
 
-func userServer(ud *lua.LUserData) (*engine.Server, bool) {
+func userServer(ud *lua.LUserData) (server, bool) {
 	if ud == nil {
 		return nil, false
 	}
-	s, ok := ud.Value.(*engine.Server)
+	s, ok := ud.Value.(server)
 	return s, ok
 }
 
 // stepKey takes a key step{} and sweep.threads{} share: name (a non-empty
 // string), server (a server handle) or, any other key, a label.
-func stepKey(L *lua.LState, fname string, key lua.LString, v lua.LValue, name *string, server **engine.Server, labels map[string]any) {
+func stepKey(L *lua.LState, fname string, key lua.LString, v lua.LValue, name *string, srv *server, labels map[string]any) {
 	switch key {
 	case "name":
 		s, ok := v.(lua.LString)
@@ -118,7 +117,7 @@ func stepKey(L *lua.LState, fname string, key lua.LString, v lua.LValue, name *s
 	case "server":
 		ud, _ := v.(*lua.LUserData)
 		var ok bool
-		if *server, ok = userServer(ud); !ok {
+		if *srv, ok = userServer(ud); !ok {
 			raisef(L, "%s: server must be a server handle (from mongod.start or mongod.connect), got %s", fname, describe(v))
 		}
 	default:

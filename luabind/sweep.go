@@ -23,7 +23,7 @@ func (b *binding) openSweep(L *lua.LState) {
 func (b *binding) sweepThreads(L *lua.LState) int {
 	t := L.CheckTable(1)
 	var wt, threads *lua.LTable
-	var server *engine.Server
+	var srv server
 	opt := engine.SweepOptions{Labels: map[string]any{}}
 	t.ForEach(func(k, v lua.LValue) {
 		key, ok := k.(lua.LString)
@@ -42,7 +42,7 @@ func (b *binding) sweepThreads(L *lua.LState) int {
 		case "duration":
 			opt.Duration = seconds(options{L: L, fname: "sweep.threads", t: t}, "duration")
 		default:
-			stepKey(L, "sweep.threads", key, v, &opt.Step, &server, opt.Labels)
+			stepKey(L, "sweep.threads", key, v, &opt.Step, &srv, opt.Labels)
 		}
 	})
 	if wt == nil || threads == nil {
@@ -54,12 +54,12 @@ func (b *binding) sweepThreads(L *lua.LState) int {
 		}
 		opt.Threads = append(opt.Threads, clampInt(int64(n)))
 	}
-	if server == nil {
-		if server = b.env.Run.DefaultServer(); server == nil {
+	if srv == nil {
+		if srv = b.run.DefaultServer(); srv == nil {
 			raisef(L, "sweep.threads: give server = m (no single server is running)")
 		}
 	}
-	spec := b.workloadSpec(L, server, tableOptions(L, wt, "sweep.threads: workload", workloadKeys...))
+	spec := b.workloadSpec(L, srv, tableOptions(L, wt, "sweep.threads: workload", workloadKeys...))
 	bound := opt.Duration // the sweep's duration applies, else the workload's own
 	if bound == 0 {
 		bound = spec.Duration
@@ -71,7 +71,7 @@ func (b *binding) sweepThreads(L *lua.LState) int {
 		update, end = b.progress("workload "+spec.NS, bound)
 		return update
 	}
-	res, err := b.env.Run.SweepThreads(b.ctx, server, spec, opt)
+	res, err := b.run.SweepThreads(b.ctx, srv, spec, opt)
 	end()
 	if err != nil {
 		b.raise(L, "sweep.threads", err)

@@ -38,8 +38,8 @@ func (b *binding) threshold(L *lua.LState) int {
 	if err := compare.CheckThreshold(t); err != nil {
 		raisef(L, "threshold: %v", err)
 	}
-	if b.env.Run != nil {
-		b.env.Run.AddThreshold(t)
+	if b.run != nil {
+		b.run.AddThreshold(t)
 	}
 	return 0
 }

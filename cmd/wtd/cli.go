@@ -94,7 +94,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 	root.AddCommand(newRunCmd(env, stores.create), newRunsCmd(env, stores.existing), newShowCmd(env, stores.existing),
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
-		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores), newKnobsCmd(env), newParamsCmd(env),
+		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores), newKnobsCmd(env), newParamsCmd(env), newCheckCmd(env),
 		newImportCmd(env, stores.create))
 	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
