@@ -47,8 +47,8 @@ type Env struct {
 // binding is the state a playbook's Lua functions share. It belongs to the
 // goroutine that called RunPlaybook, like the LState.
 type binding struct {
-	ctx  context.Context
-	env  Env
+	ctx context.Context
+	env Env
 	// run is the engine side: the real run, or the check's stand-in
 	// (nil only while Params reads the parameters).
 	run  runAPI

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	lua "github.com/yuin/gopher-lua"
-
 )
 
 func (b *binding) openStep(L *lua.LState) {
