@@ -65,12 +65,20 @@ func (d declaredParams) check(L *lua.LState, path string, overrides map[string]s
 		known = append(known, n)
 	}
 	sort.Strings(known)
+	var unknown []string
 	for _, n := range names {
-		expr, ok := d.defaults[n]
+		if _, ok := d.defaults[n]; !ok {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		perr := &ParamError{Name: unknown[0], Known: known, Unknown: unknown}
+		return &ScriptError{Msg: fmt.Sprintf("%s:%d: params: %v", path, d.line, perr), errs: []error{perr}}
+	}
+	for _, n := range names {
+		expr := d.defaults[n]
 		var perr error
-		if !ok {
-			perr = &ParamError{Name: n, Known: known}
-		} else if def := constant(L, expr); def != nil {
+		if def := constant(L, expr); def != nil {
 			_, perr = parseParam(L, n, def, overrides[n])
 		}
 		if perr != nil {

@@ -5,7 +5,7 @@ import (
 )
 
 func (b *binding) openHost(L *lua.LState) {
-	L.SetGlobal("host", setFuncs(L, map[string]lua.LGFunction{
+	L.SetGlobal("host", moduleTable(L, "host", map[string]lua.LGFunction{
 		"drop_caches": b.hostDropCaches,
 		"meminfo":     b.hostMeminfo,
 		"facts":       b.hostFacts,

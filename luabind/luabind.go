@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -236,4 +237,29 @@ func raisef(L *lua.LState, format string, args ...any) {
 // setFuncs returns a new table of fns.
 func setFuncs(L *lua.LState, fns map[string]lua.LGFunction) *lua.LTable {
 	return L.SetFuncs(L.NewTable(), fns)
+}
+
+// moduleTable returns the table of a wtd module (mongod, host, report,
+// sweep): reading a name it does not have is an error naming the
+// module's functions ("mongod has no function "strat"; did you mean
+// start? (functions: connect, service, start)").
+func moduleTable(L *lua.LState, module string, fns map[string]lua.LGFunction) *lua.LTable {
+	t := setFuncs(L, fns)
+	names := make([]string, 0, len(fns))
+	for n := range fns {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	mt := L.NewTable()
+	mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		key := L.Get(2)
+		hint := ""
+		if s, ok := key.(lua.LString); ok {
+			hint = didYouMean(string(s), names)
+		}
+		raisef(L, "%s has no function %s%s (functions: %s)", module, quoteKey(key), hint, strings.Join(names, ", "))
+		return 0
+	}))
+	L.SetMetatable(t, mt)
+	return t
 }

@@ -71,7 +71,7 @@ func (b *binding) openMongod(L *lua.LState) {
 		L.Push(lua.LString("server " + s.name() + " " + s.URI()))
 		return 1
 	}))
-	L.SetGlobal("mongod", setFuncs(L, map[string]lua.LGFunction{
+	L.SetGlobal("mongod", moduleTable(L, "mongod", map[string]lua.LGFunction{
 		"start":   b.mongodStart,
 		"connect": b.mongodConnect,
 		"service": b.mongodService,

@@ -25,6 +25,27 @@ type ParamError struct {
 	Default string
 	// Known are the playbook's parameters, sorted (for an unknown name).
 	Known []string
+	// Unknown are all the names given that the playbook does not
+	// declare, sorted (Name is the first); nil for a bad value.
+	Unknown []string
+}
+
+// names words the unknown names: "x" (-p x=...), or for several
+// parameters "x", "y" (-p x=..., -p y=...).
+func (e *ParamError) names() string {
+	unknown := e.Unknown
+	if len(unknown) == 0 {
+		unknown = []string{e.Name}
+	}
+	quoted, flags := make([]string, len(unknown)), make([]string, len(unknown))
+	for i, n := range unknown {
+		quoted[i], flags[i] = fmt.Sprintf("%q", n), "-p "+n+"=..."
+	}
+	word := "parameter"
+	if len(unknown) > 1 {
+		word = "parameters"
+	}
+	return fmt.Sprintf("unknown %s %s (%s)", word, strings.Join(quoted, ", "), strings.Join(flags, ", "))
 }
 
 func (e *ParamError) Error() string {
@@ -35,9 +56,13 @@ func (e *ParamError) Error() string {
 		return fmt.Sprintf("the playbook declares no parameters (it never calls params{}): -p %s=%s is not one", e.Name, e.Value)
 	}
 	if len(e.Known) == 0 {
-		return fmt.Sprintf("unknown parameter %q (-p %s=...): the playbook declares no parameters", e.Name, e.Name)
+		return e.names() + ": the playbook declares no parameters"
 	}
-	return fmt.Sprintf("unknown parameter %q (-p %s=...): the playbook's parameters are %s", e.Name, e.Name, strings.Join(e.Known, ", "))
+	hint := ""
+	if len(e.Unknown) <= 1 {
+		hint = didYouMean(e.Name, e.Known)
+	}
+	return e.names() + ": the playbook's parameters are " + strings.Join(e.Known, ", ") + hint
 }
 
 func (b *binding) openParams(L *lua.LState) {
@@ -127,7 +152,7 @@ func (b *binding) unknownParam(names []string) error {
 		return nil
 	}
 	sort.Strings(unknown)
-	return &ParamError{Name: unknown[0], Value: b.env.Overrides[unknown[0]], Known: names}
+	return &ParamError{Name: unknown[0], Value: b.env.Overrides[unknown[0]], Known: names, Unknown: unknown}
 }
 
 // paramKind names the type a default gives its parameter.

@@ -9,7 +9,7 @@ import (
 )
 
 func (b *binding) openReport(L *lua.LState) {
-	L.SetGlobal("report", setFuncs(L, map[string]lua.LGFunction{
+	L.SetGlobal("report", moduleTable(L, "report", map[string]lua.LGFunction{
 		"table": b.reportTable,
 		"steps": b.reportSteps,
 	}))

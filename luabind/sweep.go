@@ -7,7 +7,7 @@ import (
 )
 
 func (b *binding) openSweep(L *lua.LState) {
-	L.SetGlobal("sweep", setFuncs(L, map[string]lua.LGFunction{
+	L.SetGlobal("sweep", moduleTable(L, "sweep", map[string]lua.LGFunction{
 		"threads": b.sweepThreads,
 	}))
 }
