@@ -150,6 +150,16 @@ func CheckPlaybook(ctx context.Context, path, src string, overrides map[string]s
 			return rep, nil
 		}
 		return rep, readDeclaredParams(path, src).check(L, path, overrides)
+	case err != nil && b.ownError(errText(err)):
+		// The playbook's own error() or assert(): it may hold on what a
+		// run measures. The check stops there.
+		where := b.where(err)
+		b.stopped = where + " the playbook raised an error itself (error or assert), which may depend on what a run measures: " +
+			strings.TrimSpace(strings.TrimPrefix(firstLine(errText(err)), where))
+		if b.paramsSet {
+			return rep, nil
+		}
+		return rep, readDeclaredParams(path, src).check(L, path, overrides)
 	case err != nil:
 		return rep, b.scriptError(err)
 	case !b.paramsSet && len(overrides) > 0:
@@ -162,14 +172,24 @@ func CheckPlaybook(ctx context.Context, path, src string, overrides map[string]s
 	return rep, nil
 }
 
+// errText is the message of a failed PCall.
+func errText(err error) string {
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		return ae.Object.String()
+	}
+	return err.Error()
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
 // where is the "path:line:" an error names, or the playbook's path.
 func (b *binding) where(err error) string {
 	if err != nil {
-		msg := err.Error()
-		var ae *lua.ApiError
-		if errors.As(err, &ae) {
-			msg = ae.Object.String()
-		}
+		msg := errText(err)
 		if strings.HasPrefix(msg, b.path+":") {
 			rest := msg[len(b.path)+1:]
 			if i := strings.Index(rest, ":"); i > 0 {

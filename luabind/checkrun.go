@@ -324,6 +324,9 @@ func (s *standInServer) PlaybookCommand(_ context.Context, _ string, cmd bson.D)
 	if err := s.up(cmd[0].Key); err != nil {
 		return nil, err
 	}
+	if cmd[0].Key == "serverStatus" {
+		return checkStatus()
+	}
 	return bson.Marshal(bson.D{{Key: "ok", Value: 1.0}})
 }
 

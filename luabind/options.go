@@ -75,6 +75,9 @@ func nearest(word string, candidates []string) string {
 	best, bestD, ties := "", limit+1, 0
 	for _, c := range candidates {
 		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		if d >= len(word) || d >= len(c) {
+			continue // nothing of the word is left in c
+		}
 		switch {
 		case d < bestD:
 			best, bestD, ties = c, d, 0

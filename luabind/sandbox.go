@@ -61,6 +61,7 @@ func (b *binding) openSandbox(L *lua.LState) {
 	L.SetGlobal("os", safeOS)
 	if b.dry != nil {
 		b.checkTime(L, safeOS)
+		b.checkOwnErrors(L)
 	}
 
 	ioLib := L.GetGlobal("io").(*lua.LTable)
@@ -287,4 +288,46 @@ func (b *binding) unknownGlobal(msg string) string {
 		}
 	})
 	return fmt.Sprintf("%s%s is not defined (a call of an unknown global)%s", where, b.missed.name, didYouMean(b.missed.name, names))
+}
+
+// checkOwnErrors wraps error and assert for a check: an error the
+// playbook raises itself may depend on what a run measures (an assert on
+// a workload's count), which a check does not, so it ends the check
+// without failing it (see ownError).
+func (b *binding) checkOwnErrors(L *lua.LState) {
+	g := L.G.Global
+	origError, origAssert := g.RawGetString("error"), g.RawGetString("assert")
+	g.RawSetString("error", L.NewFunction(func(L *lua.LState) int {
+		b.ownErrors = append(b.ownErrors, L.ToStringMeta(L.Get(1)).String())
+		return callWith(L, origError, argsOf(L)...)
+	}))
+	g.RawSetString("assert", L.NewFunction(func(L *lua.LState) int {
+		if !lua.LVAsBool(L.Get(1)) {
+			msg := "assertion failed!"
+			if L.GetTop() >= 2 {
+				msg = L.ToStringMeta(L.Get(2)).String()
+			}
+			b.ownErrors = append(b.ownErrors, msg)
+		}
+		return callWith(L, origAssert, argsOf(L)...)
+	}))
+}
+
+func argsOf(L *lua.LState) []lua.LValue {
+	args := make([]lua.LValue, L.GetTop())
+	for i := range args {
+		args[i] = L.Get(i + 1)
+	}
+	return args
+}
+
+// ownError reports whether msg, a check's final error, is one the
+// playbook raised itself with error or assert.
+func (b *binding) ownError(msg string) bool {
+	for i := len(b.ownErrors) - 1; i >= 0; i-- {
+		if strings.HasSuffix(msg, b.ownErrors[i]) {
+			return b.raisedBehind(msg) == nil
+		}
+	}
+	return false
 }
