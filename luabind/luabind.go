@@ -74,11 +74,11 @@ type binding struct {
 	stopped   string
 	// missed is the last global the playbook read that is not defined
 	// (name and "path:line: "), for the error of calling it.
-	missed  struct{ name, where string }
+	missed struct{ name, where string }
 	// ownErrors are the messages the playbook gave error and assert in a
 	// check.
 	ownErrors []string
-	globals *lua.LTable
+	globals   *lua.LTable
 
 	// partial is output written since the last newline (record).
 	partial string
