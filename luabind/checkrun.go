@@ -91,7 +91,7 @@ func (r *checkRun) StartServer(_ context.Context, opts engine.ServerOptions) (se
 	s := &standInServer{run: r, n: name, kind: "start", uri: "mongodb://127.0.0.1/ (not started: wtd check)", settings: spec.Settings,
 		spec: spec, first: spec.Settings.Text(), fresh: opts.DBPath == "", colls: map[string]*checkColl{}, params: map[string]any{}}
 	for k, v := range spec.Settings.SetParameters {
-		s.params[k] = v
+		s.params[k] = parameterValue(v)
 	}
 	r.servers = append(r.servers, s)
 	return s, nil
@@ -279,6 +279,21 @@ func (s *standInServer) SetParameterKeep(_ context.Context, name string, value a
 	was := s.parameter(name)
 	s.params[name] = value
 	return was, nil
+}
+
+// parameterValue is a --setParameter value as the server would give it
+// back: a boolean, a number or a string.
+func parameterValue(v string) any {
+	switch v {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	if f, ok := parseLuaNumber(v); ok {
+		return bsonNumber(f)
+	}
+	return v
 }
 
 // parameter is the value a check knows a parameter has (set by the
