@@ -142,6 +142,11 @@ func (b *binding) strRep(orig lua.LValue) lua.LGFunction {
 			b.stopCheck(L) // reading the parameters builds no big strings
 		}
 		s, n := L.CheckString(1), L.CheckInt(2)
+		if limit := b.env.MaxString; b.dry != nil && n > 0 && int64(len(s))*int64(n) > limit {
+			// The run's own cap (--max-memory) decides: the check stops.
+			b.stopAt(L, fmt.Sprintf("string.rep would build %s, more than a check does (%s)",
+				engine.FormatBytes(int64(len(s))*int64(n)), engine.FormatBytes(limit)))
+		}
 		if limit := b.env.MaxString; limit > 0 && n > 0 && int64(len(s))*int64(n) > limit {
 			raisef(L, "string.rep: the result would be %s, more than %s, the most one string may take "+
 				"(a quarter of the run's memory limit, --max-memory)", engine.FormatBytes(int64(len(s))*int64(n)), engine.FormatBytes(limit))
