@@ -34,7 +34,7 @@ type CheckReport struct {
 	Thresholds []record.Threshold `json:"thresholds"`
 	DropCaches int                `json:"drop_caches"`
 	Tables     int                `json:"report_tables"`
-	// Sleeps is the time the playbook would take at least: its sleeps
+	// AtLeast is the time the playbook would take at least: its sleeps
 	// and the durations of its workloads.
 	AtLeast time.Duration `json:"at_least_ns"`
 	// Stopped, when not empty, says where and why the check stopped
