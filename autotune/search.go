@@ -125,6 +125,12 @@ func Check(cfg Config) (*tune.Space, error) {
 	if cfg.Server == nil {
 		return nil, errors.New("no server")
 	}
+	return CheckFor(cfg, cfg.Server.Name, cfg.Server.Started() || cfg.Server.Service())
+}
+
+// CheckFor is Check for the server named server, restartable or not
+// (cfg.Server is not read): wtd check checks a search with it.
+func CheckFor(cfg Config, server string, restartable bool) (*tune.Space, error) {
 	space, err := NewSpace(cfg.Knobs)
 	if err != nil {
 		return nil, err
@@ -155,10 +161,10 @@ func Check(cfg Config) (*tune.Space, error) {
 	for _, k := range space.Knobs() {
 		names = append(names, k.Name)
 	}
-	if needsRestart(names) && !cfg.Server.Started() && !cfg.Server.Service() {
+	if needsRestart(names) && !restartable {
 		for _, n := range names {
 			if hostctl.MustKnob(n).Restart {
-				return nil, fmt.Errorf("%s needs a restart, and wtd cannot restart %s: it was attached with mongod.connect (use mongod.start or mongod.service)", n, cfg.Server.Name)
+				return nil, fmt.Errorf("%s needs a restart, and wtd cannot restart %s: it was attached with mongod.connect (use mongod.start or mongod.service)", n, server)
 			}
 		}
 	}

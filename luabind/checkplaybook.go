@@ -129,6 +129,7 @@ func CheckPlaybook(ctx context.Context, path, src string, overrides map[string]s
 	b.openThreshold(L)
 	b.openLog(L)
 	b.openSweep(L)
+	b.openTune(L)
 
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {

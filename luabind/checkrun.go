@@ -12,6 +12,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/autotune"
 	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/store"
@@ -205,6 +206,31 @@ func (r *checkRun) SetParams(_ context.Context, params map[string]any) error {
 func (r *checkRun) AddThreshold(t record.Threshold) { r.thresholds = append(r.thresholds, t) }
 
 func (r *checkRun) Abort(cause error) { r.cancel(cause) }
+
+// CheckTune checks the search as the engine does (autotune.CheckFor).
+func (r *checkRun) CheckTune(s server, cfg autotune.Config) error {
+	cs := s.(*standInServer)
+	_, err := autotune.CheckFor(cfg, cs.n, cs.kind != "connect")
+	if err == nil {
+		err = cs.up("tune")
+	}
+	return err
+}
+
+// Tune returns a search's result of its shape with no trial measured; the
+// clock moves on by the trials, the baseline and the confirmation rounds.
+func (r *checkRun) Tune(_ context.Context, s server, cfg autotune.Config) (*autotune.Result, error) {
+	p, err := workload.Prepare(cfg.Workload)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	runs := cfg.Budget.Trials + 1 + 2*cfg.Confirm
+	r.clock.advance(time.Duration(runs) * p.Bound())
+	cs := s.(*standInServer)
+	r.note(cs, "tune", cfg.Workload.NS, fmt.Sprintf("%d trials, %d knobs, %s", cfg.Budget.Trials, len(cfg.Knobs), describeWorkload(p.Spec())))
+	return &autotune.Result{Search: 1, Measure: cfg.Objective.Measure, Baseline: map[string]float64{},
+		Trials: []record.TuneTrial{}, Confirm: []record.TuneTrial{}, Verdict: "not measured: wtd check runs no trial"}, nil
+}
 
 // standInServer is a server of a check: nothing runs behind it.
 type standInServer struct {

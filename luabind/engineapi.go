@@ -6,6 +6,7 @@ import (
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/autotune"
 	"wtd/engine"
 	"wtd/engine/record"
 	"wtd/engine/workload"
@@ -37,6 +38,10 @@ type runAPI interface {
 	SetParams(ctx context.Context, params map[string]any) error
 	AddThreshold(t record.Threshold)
 	Abort(cause error)
+	// CheckTune and Tune are tune{}'s search (autotune) on s; cfg.Server
+	// is set from s.
+	CheckTune(s server, cfg autotune.Config) error
+	Tune(ctx context.Context, s server, cfg autotune.Config) (*autotune.Result, error)
 }
 
 // stepSpec is engine.StepSpec with the bindings' server.
@@ -115,6 +120,17 @@ func (r liveRun) Step(ctx context.Context, spec stepSpec, fn func(context.Contex
 
 func (r liveRun) SweepThreads(ctx context.Context, s server, spec workload.Spec, opt engine.SweepOptions) (workload.SweepResult, error) {
 	return r.Run.SweepThreads(ctx, live(s), spec, opt)
+}
+
+func (r liveRun) CheckTune(s server, cfg autotune.Config) error {
+	cfg.Server = live(s)
+	_, err := autotune.Check(cfg)
+	return err
+}
+
+func (r liveRun) Tune(ctx context.Context, s server, cfg autotune.Config) (*autotune.Result, error) {
+	cfg.Server = live(s)
+	return autotune.Run(ctx, r.Run, cfg)
 }
 
 var (

@@ -34,6 +34,7 @@ var tuneKeys = []string{"server", "knobs", "workload", "objective", "budget", "g
 // keep_best keeps a confirmed better one.
 func (b *binding) tune(L *lua.LState) int {
 	o := checkOptions(L, 1, "tune", tuneKeys...)
+	var srv server
 	cfg := autotune.Config{Budget: autotune.Budget{Trials: autotune.DefaultTrials}, Guard: autotune.DefaultGuard, Confirm: 3, Seed: 1}
 	if v := o.get("server"); v != lua.LNil {
 		ud, _ := v.(*lua.LUserData)
@@ -41,8 +42,8 @@ func (b *binding) tune(L *lua.LState) int {
 		if !ok {
 			raisef(L, "tune: server must be a server handle (from mongod.start, mongod.connect or mongod.service), got %s", describe(v))
 		}
-		cfg.Server = s
-	} else if cfg.Server = b.env.Run.DefaultServer(); cfg.Server == nil {
+		srv = s
+	} else if srv = b.run.DefaultServer(); srv == nil {
 		raisef(L, "tune: give server = m (no single server is running)")
 	}
 	cfg.Knobs = tuneKnobs(o)
@@ -50,7 +51,7 @@ func (b *binding) tune(L *lua.LState) int {
 	if !ok {
 		raisef(L, "tune: workload = { m:workload options } is required: the work each trial measures")
 	}
-	cfg.Workload = b.workloadSpec(L, cfg.Server, tableOptions(L, wt, "tune: workload", workloadKeys...))
+	cfg.Workload = b.workloadSpec(L, srv, tableOptions(L, wt, "tune: workload", workloadKeys...))
 	if cfg.Workload.Ops == 0 && cfg.Workload.Duration == 0 && len(cfg.Workload.RateSchedule) == 0 {
 		raisef(L, "tune: workload needs duration = seconds (or ops = N): each trial runs it once")
 	}
@@ -67,13 +68,13 @@ func (b *binding) tune(L *lua.LState) int {
 	if seed, ok := o.integer("seed"); ok {
 		cfg.Seed = uint64(seed)
 	}
-	if _, err := autotune.Check(cfg); err != nil {
+	if err := b.run.CheckTune(srv, cfg); err != nil {
 		b.raise(L, "tune", err)
 	}
 	cfg.Progress = func(step string, bound time.Duration) (func(done, total int64), func()) {
 		return b.progress(step+" "+cfg.Workload.NS, bound)
 	}
-	res, err := autotune.Run(b.ctx, b.env.Run, cfg)
+	res, err := b.run.Tune(b.ctx, srv, cfg)
 	if err != nil {
 		b.raise(L, "tune", err)
 	}
