@@ -45,8 +45,59 @@
     };
   }
 
+  // A heatmap's cells: series k of run 0 counts, per second, the
+  // operations in (heat[k], heat[k+1]] ms; the more, the darker (log of
+  // the count, from pale blue to the first line colour).
+  function heatPlugin(c) {
+    var max = 0;
+    c.runs[0].y.forEach(function (ys) { ys.forEach(function (v) { if (v > max) max = v; }); });
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, xs = u.data[0];
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+          ctx.clip();
+          for (var k = 1; k < u.data.length; k++) {
+            var y0 = u.valToPos(c.heat[k - 1], "y", true), y1 = u.valToPos(c.heat[k], "y", true);
+            for (var i = 0; i < xs.length; i++) {
+              var v = u.data[k][i];
+              if (!(v > 0)) continue;
+              var t = Math.log(1 + v) / Math.log(1 + max);
+              var r = Math.round(222 + (31 - 222) * t), g = Math.round(235 + (119 - 235) * t), b = Math.round(247 + (180 - 247) * t);
+              ctx.fillStyle = "rgb(" + r + "," + g + "," + b + ")";
+              var x0 = u.valToPos(xs[i] - 0.5, "x", true), x1 = u.valToPos(xs[i] + 0.5, "x", true);
+              ctx.fillRect(x0, y1, Math.max(1, x1 - x0), Math.max(1, y0 - y1));
+            }
+          }
+          ctx.restore();
+        }]
+      }
+    };
+  }
+
   data.charts.forEach(function (c) {
     var el = document.getElementById("chart-" + c.id);
+    if (c.heat) {
+      var r0 = c.runs[0];
+      var hseries = [{ label: "seconds" }];
+      r0.labels.forEach(function (l) { hseries.push({ label: l, paths: function () { return null; }, points: { show: false } }); });
+      var hu = new uPlot({
+        width: Math.max(400, el.clientWidth || 900),
+        height: 260,
+        series: hseries,
+        legend: { show: false },
+        cursor: { sync: { key: "wtd" }, points: { show: false } },
+        scales: { x: { time: false }, y: { distr: 3, log: 2, auto: false, range: [c.heat[0], c.heat[c.heat.length - 1]] } },
+        axes: [{ label: "seconds since the run started" }, { label: "latency, " + c.unit, size: 70,
+          values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : v >= 1 ? String(Math.round(v)) : String(+v.toPrecision(2)); }); } }],
+        plugins: [heatPlugin(c), stepsPlugin(c.bounds, data.runs)]
+      }, [r0.x].concat(r0.y), el);
+      hu.setScale("x", { min: 0, max: data.seconds });
+      window.wtdCharts.push({ id: c.id, series: hu.series.length - 1, expected: c.series });
+      return;
+    }
     var tables = c.runs.map(function (r) { return [r.x].concat(r.y); });
     var joined = tables.length === 1 ? tables[0] : uPlot.join(tables);
     // A chart with an x label (threads) is not on the time axis: a log

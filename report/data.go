@@ -49,6 +49,10 @@ type Chart struct {
 	XLabel                string
 	Runs                  []RunData
 	Bounds                []Bound
+	// Heat, for a heatmap, are the edges of its latency buckets (ms, one
+	// more than its series): series k counts the operations in (Heat[k],
+	// Heat[k+1]] each second, drawn as cells, not lines.
+	Heat []float64
 }
 
 // SeriesCount is the number of lines the chart draws.
@@ -137,6 +141,11 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 		charts[0].Runs = append(charts[0].Runs, ops)
 		charts[1].Runs = append(charts[1].Runs, p99)
 	}
+	heat, err := heatCharts(m.Records)
+	if err != nil {
+		return nil, err
+	}
+	charts = append(charts, heat...)
 	for _, mc := range metricCharts {
 		c := Chart{ID: mc.id, Title: mc.title, Unit: mc.unit, Note: mc.note}
 		for i, rec := range m.Records {
@@ -156,9 +165,12 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 			if c.XLabel != "" {
 				break // not on the time axis: no steps to mark
 			}
+			if len(c.Heat) > 0 && rec.Run.ID != c.Runs[0].Run {
+				continue // a heatmap is of one run
+			}
 			c.Bounds = append(c.Bounds, bounds(rec)...)
 		}
-		if len(m.Records) > 1 {
+		if len(m.Records) > 1 && len(c.Heat) == 0 {
 			for i := range c.Runs {
 				for j := range c.Runs[i].Series {
 					c.Runs[i].Series[j].Label = fmt.Sprintf("run %d: %s", c.Runs[i].Run, c.Runs[i].Series[j].Label)

@@ -271,7 +271,7 @@ func Style() template.CSS { return template.CSS(styleCSS) }
 
 // chartJSON writes the charts' data: per chart its id, unit, x label (""
 // for the time axis), the number of series, per run its x values, series labels and y values (null for a
-// gap), and the step bounds.
+// gap), the step bounds, and for a heatmap its buckets' edges ("heat").
 func chartJSON(m *Model) ([]byte, error) {
 	var b bytes.Buffer
 	secs := 0.0
@@ -324,7 +324,12 @@ func chartJSON(m *Model) ([]byte, error) {
 			}
 			fmt.Fprintf(&b, `{"run":%d,"seq":%d,"start":%.3f,"end":%.3f,"label":%s}`, bd.Run, bd.Seq, bd.Start, bd.End, jsonString(bd.Label))
 		}
-		b.WriteString(`]}`)
+		b.WriteString(`]`)
+		if len(c.Heat) > 0 {
+			b.WriteString(`,"heat":`)
+			numbers(&b, c.Heat, 6)
+		}
+		b.WriteString(`}`)
 	}
 	b.WriteString(`]}`)
 	return b.Bytes(), nil

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"regexp"
@@ -170,13 +171,25 @@ func TestOverlayComparesRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	heats := 0
 	for _, c := range m.Charts {
+		if len(c.Heat) > 0 {
+			// A heatmap a run: its own steps marked.
+			heats++
+			if len(c.Runs) != 1 || len(c.Bounds) != 3 || c.ID != fmt.Sprintf("heat-%d", c.Runs[0].Run) || c.Bounds[0].Run != c.Runs[0].Run {
+				t.Errorf("overlay heatmap %s: runs %d, %d bounds", c.ID, len(c.Runs), len(c.Bounds))
+			}
+			continue
+		}
 		if n := wantSeries[c.ID]; n > 0 && c.SeriesCount() != 2*n {
 			t.Errorf("overlay chart %s: %d series, want %d", c.ID, c.SeriesCount(), 2*n)
 		}
 		if len(c.Bounds) != 6 || len(c.Runs) != 2 || !strings.HasPrefix(c.Runs[1].Series[0].Label, "run 2: ") {
 			t.Errorf("overlay chart %s: %d bounds, runs %d", c.ID, len(c.Bounds), len(c.Runs))
 		}
+	}
+	if heats != 2 {
+		t.Errorf("%d heatmaps in the overlay of two runs, want 2", heats)
 	}
 	var b bytes.Buffer
 	if err := m.WriteHTML(&b, compare.Options{}); err != nil {

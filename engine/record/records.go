@@ -193,7 +193,9 @@ func SecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, 
 // seconds a step's summary figures come from.
 func MeasuredSecondSeries(st StepRecord) (ops, p99 []float64) { return secondSeries(st, true) }
 
-func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
+// SecondPoints are a workload step's seconds as it recorded them (nil for
+// a step that is not a workload).
+func SecondPoints(st StepRecord) []workload.SecondPoint {
 	var points []workload.SecondPoint
 	switch r := st.Result.(type) {
 	case workload.Result:
@@ -203,10 +205,14 @@ func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
 	case map[string]any:
 		b, err := json.Marshal(r["series"])
 		if err != nil || json.Unmarshal(b, &points) != nil {
-			return nil, nil
+			return nil
 		}
 	}
-	for _, p := range points {
+	return points
+}
+
+func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
+	for _, p := range SecondPoints(st) {
 		if measuredOnly && p.Warmup {
 			continue
 		}

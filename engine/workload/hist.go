@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -85,4 +87,29 @@ func latencyStats(h *hdrhistogram.Histogram, errors int64, elapsed time.Duration
 	s.P99Micros = float64(h.ValueAtQuantile(99))
 	s.MaxMicros = float64(h.Max())
 	return s
+}
+
+// MergeSeconds merges the latency histograms of the given seconds, of the
+// operations named (all when ops is empty): the exact distribution of
+// their latencies, within the per-second histograms' two significant
+// digits. It returns nil when no second holds one; a histogram that does
+// not decode is an error naming its second.
+func MergeSeconds(points []SecondPoint, ops ...string) (*hdrhistogram.Histogram, error) {
+	var out *hdrhistogram.Histogram
+	for _, p := range points {
+		for op, enc := range p.Hist {
+			if len(ops) > 0 && !slices.Contains(ops, op) {
+				continue
+			}
+			h, err := hdrhistogram.Decode([]byte(enc))
+			if err != nil {
+				return nil, fmt.Errorf("second %d, %s: latency histogram: %w", p.Second, op, err)
+			}
+			if out == nil {
+				out = newSecondHistogram()
+			}
+			out.Merge(h)
+		}
+	}
+	return out, nil
 }

@@ -105,6 +105,12 @@ func (c *seriesCollector) finalise(end int) {
 			p.Counts[name] = st.counts[op]
 			if st.counts[op] > 0 {
 				p.P99Micros[name] = float64(st.hists[op].ValueAtQuantile(99))
+				if enc, err := st.hists[op].Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+					if p.Hist == nil {
+						p.Hist = map[string]string{}
+					}
+					p.Hist[name] = string(enc)
+				}
 			}
 			if st.errs[op] > 0 {
 				if p.Errors == nil {

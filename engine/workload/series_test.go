@@ -1,11 +1,15 @@
 package workload
 
 import (
+	"maps"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestSeriesCollector drives two threads by hand: a second is final only
@@ -42,8 +46,23 @@ func TestSeriesCollector(t *testing.T) {
 		{Second: 3, Counts: map[string]int64{OpRead: 1, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 1, OpInsert: 0}},
 	}
 	// 2 significant digits: 5000 µs reads back as the top of its bucket, 5023.
-	if diff := cmp.Diff(want, c.points); diff != "" {
+	if diff := cmp.Diff(want, c.points, cmpopts.IgnoreFields(SecondPoint{}, "Hist")); diff != "" {
 		t.Errorf("series (-want +got):\n%s", diff)
+	}
+	// Each second keeps the histogram of each operation that succeeded in
+	// it, and they merge to the whole: 5 reads and 2 inserts.
+	for i, want := range []string{"read", "insert", "", "read"} {
+		if got := strings.Join(slices.Sorted(maps.Keys(c.points[i].Hist)), ","); got != want {
+			t.Errorf("second %d: histograms of %q, want %q", i, got, want)
+		}
+	}
+	all, err := MergeSeconds(c.points)
+	if err != nil || all.TotalCount() != 7 {
+		t.Fatalf("merged: %v, %v", all, err)
+	}
+	reads, _ := MergeSeconds(c.points, OpRead)
+	if reads.TotalCount() != 5 || reads.Max() != 5023 || reads.ValueAtQuantile(50) != 100 {
+		t.Errorf("merged reads: %d, max %d, p50 %d", reads.TotalCount(), reads.Max(), reads.ValueAtQuantile(50))
 	}
 	if a.errs != [numOps]int64{} || b.errs[opInsert] != 1 || a.hists[opRead].TotalCount() != 4 {
 		t.Errorf("run-long counters: a %v b %v, a's reads %d", a.errs, b.errs, a.hists[opRead].TotalCount())

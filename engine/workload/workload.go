@@ -175,6 +175,12 @@ type SecondPoint struct {
 	P99Micros map[string]float64 `json:"p99_micros"`
 	Errors    map[string]int64   `json:"errors,omitempty"`
 	Warmup    bool               `json:"warmup,omitempty"`
+	// Hist is, per operation with a success in the second, the second's
+	// latency histogram in microseconds (hdrhistogram-go's V2 compressed
+	// encoding, base64; 2 significant digits): percentiles over any seconds
+	// are exact merges of them (MergeSeconds), not averages of per-second
+	// percentiles.
+	Hist map[string]string `json:"hist,omitempty"`
 }
 
 // Run runs spec's operations against client from spec.Threads
