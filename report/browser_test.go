@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"wtd/compare"
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/internal/testbrowser"
 )
@@ -30,7 +31,7 @@ func TestReportInBrowser(t *testing.T) {
 		name string
 		st   func(*testing.T) *store.Store
 		runs []int64
-	}{{"report-run", recorded, []int64{1}}, {"report-overlay", recorded, []int64{1, 2}}, {"report-knee", recordedKnee, []int64{1}}} {
+	}{{"report-run", recorded, []int64{1}}, {"report-overlay", recorded, []int64{1, 2}}, {"report-knee", recordedKnee, []int64{1}}, {"report-tune", recordedTune, []int64{1}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Load(ctx, tc.st(t), tc.runs...)
 			if err != nil {
@@ -39,6 +40,17 @@ func TestReportInBrowser(t *testing.T) {
 			drawnInBrowser(t, allocCtx, m, tc.name)
 		})
 	}
+}
+
+// TestTuneMarksInBrowser draws the charts of a search whose trials include
+// a failed and an infeasible one, with confirmation rounds: every series
+// kind (points, the best so far, the rounds) is drawn.
+func TestTuneMarksInBrowser(t *testing.T) {
+	exe := testbrowser.Chromium(t)
+	allocCtx := testbrowser.Allocator(t, exe)
+	rec := tuneRecord()
+	m := &Model{Records: []*record.Record{rec}, Charts: tuneCharts([]*record.Record{rec})}
+	drawnInBrowser(t, allocCtx, m, "report-tune-marks")
 }
 
 // drawnInBrowser opens m's report in a tab of allocCtx's browser and checks

@@ -100,24 +100,38 @@
     }
     var tables = c.runs.map(function (r) { return [r.x].concat(r.y); });
     var joined = tables.length === 1 ? tables[0] : uPlot.join(tables);
-    // A chart with an x label (threads) is not on the time axis: a log
-    // scale with the points marked, no steps, no shared cursor.
+    // A chart with an x label (threads, trials, a knob's value) is not on
+    // the time axis: the points marked, no steps, no shared cursor, on a
+    // log scale when it says so. A series styled "points" is points alone
+    // (a tune{} search's trials), "step" a stepped line (the best so far).
     var timed = !c.xlabel;
     var series = [{ label: timed ? "seconds" : c.xlabel }];
     var k = 0;
+    var stepped = uPlot.paths.stepped({ align: 1 });
     c.runs.forEach(function (r, ri) {
-      r.labels.forEach(function (l) {
-        series.push({ label: l, stroke: palette[k++ % palette.length], width: 1.5, dash: ri > 0 ? [6, 3] : undefined,
-          points: { show: !timed }, spanGaps: !timed });
+      r.labels.forEach(function (l, li) {
+        var colour = palette[k++ % palette.length], style = (r.styles || [])[li];
+        if ((r.colours || [])[li]) colour = r.colours[li];
+        var s = { label: l, stroke: colour, width: 1.5, dash: ri > 0 ? [6, 3] : undefined,
+          points: { show: !timed }, spanGaps: !timed };
+        if (style === "points") {
+          s.paths = function () { return null; };
+          s.points = { show: true, size: 8, fill: colour };
+        } else if (style === "step") {
+          s.paths = stepped;
+          s.points = { show: false };
+        }
+        series.push(s);
       });
     });
     var opts = {
       width: Math.max(400, el.clientWidth || 900),
       height: 260,
       series: series,
-      scales: { x: timed ? { time: false } : { time: false, distr: 3, log: 2 } },
+      scales: { x: timed ? { time: false } : c.xlog ? { time: false, distr: 3, log: 2 } : { time: false } },
       cursor: timed ? { sync: { key: "wtd" } } : {},
-      axes: [{ label: timed ? "seconds since the run started" : c.xlabel }, { label: c.unit, size: 70 }],
+      axes: [c.xwhole ? { label: c.xlabel, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500] } : { label: timed ? "seconds since the run started" : c.xlabel },
+        { label: c.unit, size: 70 }],
       plugins: timed ? [stepsPlugin(c.bounds, data.runs)] : []
     };
     var u = new uPlot(opts, joined, el);

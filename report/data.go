@@ -23,6 +23,10 @@ import (
 type Series struct {
 	Label string
 	Y     []float64 // NaN: a gap
+	Style string    // "" a line, StylePoints or StyleStep
+	// Colour is the series' colour, one of charts.js's palette; "" the
+	// palette's next.
+	Colour string
 }
 
 // RunData is what a chart shows of one run: its x values (seconds since
@@ -43,10 +47,13 @@ type Bound struct {
 }
 
 // Chart is one time-series chart, or with an XLabel one against another
-// quantity (threads), drawn on a log scale without the steps.
+// quantity (threads, a tune{} search's trials or a knob's value), drawn
+// without the steps, on a log scale with XLog.
 type Chart struct {
 	ID, Title, Unit, Note string
 	XLabel                string
+	XLog                  bool
+	XWhole                bool // the x values are whole numbers (trials)
 	Runs                  []RunData
 	Bounds                []Bound
 	// Heat, for a heatmap, are the edges of its latency buckets (ms, one
@@ -157,6 +164,7 @@ func Load(ctx context.Context, st *store.Store, ids ...int64) (*Model, error) {
 	}
 	charts = append(charts, diskChart(m.Records, cols), replChart(m.Records, cols))
 	charts = append(charts, kneeCharts(m.Records)...)
+	charts = append(charts, tuneCharts(m.Records)...)
 	for _, c := range charts {
 		if c.SeriesCount() == 0 {
 			continue

@@ -294,7 +294,7 @@ func chartJSON(m *Model) ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.SeriesCount())
+		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"xlog":%t,"xwhole":%t,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.XLog, c.XWhole, c.SeriesCount())
 		for j, r := range c.Runs {
 			if j > 0 {
 				b.WriteByte(',')
@@ -307,6 +307,20 @@ func chartJSON(m *Model) ([]byte, error) {
 					b.WriteByte(',')
 				}
 				b.WriteString(jsonString(s.Label))
+			}
+			b.WriteString(`],"styles":[`)
+			for k, s := range r.Series {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(jsonString(s.Style))
+			}
+			b.WriteString(`],"colours":[`)
+			for k, s := range r.Series {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(jsonString(s.Colour))
 			}
 			b.WriteString(`],"y":[`)
 			for k, s := range r.Series {

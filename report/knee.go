@@ -19,8 +19,8 @@ const kneeXLabel = "threads (log scale)"
 // with the median of its figures. Without a sweep of two counts or more
 // the charts are empty (and left out).
 func kneeCharts(recs []*record.Record) []Chart {
-	ops := Chart{ID: "knee-ops", Title: "Throughput against threads", Unit: "ops/s", XLabel: kneeXLabel}
-	p99 := Chart{ID: "knee-p99", Title: "p99 latency against threads", Unit: "ms", XLabel: kneeXLabel}
+	ops := Chart{ID: "knee-ops", Title: "Throughput against threads", Unit: "ops/s", XLabel: kneeXLabel, XLog: true}
+	p99 := Chart{ID: "knee-p99", Title: "p99 latency against threads", Unit: "ms", XLabel: kneeXLabel, XLog: true}
 	var notes []string
 	for _, rec := range recs {
 		for _, sw := range sweeps(rec) {
