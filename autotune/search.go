@@ -41,6 +41,13 @@ var DefaultGuard = Guard{P99Factor: 10, Behind: 0.1}
 // DefaultTrials is the number of trials of a budget that gives none.
 const DefaultTrials = 12
 
+// DefaultWarmUp is the warm-up of a search that gives none, and
+// MaxWarmUp bounds it.
+const (
+	DefaultWarmUp = 5 * time.Second
+	MaxWarmUp     = time.Hour
+)
+
 // MaxTrials bounds a budget's trials and MaxConfirm the confirmation
 // rounds.
 const (
@@ -62,7 +69,12 @@ type Config struct {
 	// KeepBest leaves a setting the confirmation found better on the
 	// server; else the server gets its settings before the search back.
 	KeepBest bool
-	Seed     uint64
+	// WarmUp is how long the workload runs, unmeasured, right before the
+	// baseline (and on a server started again after a failed trial), so
+	// that the baseline, which runs first after the load, does not pay for
+	// a cold cache and new connections the trials do not (0: none).
+	WarmUp time.Duration
+	Seed   uint64
 	// Progress, if set, gives the progress callback of each step and the
 	// function that ends it.
 	Progress func(step string, bound time.Duration) (update func(done, total int64), end func())
@@ -153,6 +165,9 @@ func CheckFor(cfg Config, server string, restartable bool) (*tune.Space, error) 
 	}
 	if !(cfg.Guard.Behind >= 0 && cfg.Guard.Behind < 1) {
 		return nil, fmt.Errorf("guard: behind %g out of range [0, 1) (a fraction of the rate; 0: no rate guard)", cfg.Guard.Behind)
+	}
+	if cfg.WarmUp < 0 || cfg.WarmUp > MaxWarmUp {
+		return nil, fmt.Errorf("warm_up %s out of range [0, %s]", cfg.WarmUp, MaxWarmUp)
 	}
 	if cfg.Confirm < 0 || cfg.Confirm > MaxConfirm {
 		return nil, fmt.Errorf("confirm %d out of range [0, %d]", cfg.Confirm, MaxConfirm)
@@ -267,6 +282,15 @@ func (t *search) searchTrials(ctx context.Context, res *Result) (*record.TuneTri
 	opt, err := tune.New(tune.Config{Space: t.space, Direction: dir, Initial: cfg.Budget.Initial, Seed: cfg.Seed})
 	if err != nil {
 		return nil, err
+	}
+	if cfg.WarmUp > 0 {
+		if err := t.warmUp(ctx, cfg.WarmUp); err != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			return nil, fmt.Errorf("the warm-up before the baseline: %w", err)
+		}
+		t.run.Eventf("info", record.SourceTune, "server %s warmed up before the baseline (%s of the workload, not measured)", cfg.Server.Name, cfg.WarmUp)
 	}
 	base, _, err := t.trial(ctx, PhaseBaseline, PhaseBaseline, 0, t.base, nil, false)
 	if err != nil {
@@ -517,19 +541,35 @@ func (t *search) recover(ctx context.Context) error {
 	// A server started again after a crash recovers and has a cold cache:
 	// the workload runs once unmeasured so that the next trial does not
 	// pay for it.
+	d := max(2*time.Second, t.cfg.WarmUp, t.cfg.Workload.Warmup)
+	if werr := t.warmUp(ctx, d); werr != nil {
+		return fmt.Errorf("server %s was started again but its warm-up failed: %w", s.Name, werr)
+	}
+	t.run.Eventf("info", record.SourceTune, "server %s started again and warmed up (%s of the workload, not measured)", s.Name, d)
+	return nil
+}
+
+// warmUp runs the search's workload for d, with its options (rate, mix,
+// threads) but no warm-up of its own and no step: nothing of it is
+// measured.
+func (t *search) warmUp(ctx context.Context, d time.Duration) error {
 	warm := t.cfg.Workload
-	warm.Ops, warm.Duration, warm.Warmup, warm.WarmupOps = 0, max(2*time.Second, t.cfg.Workload.Warmup), 0, 0
+	warm.Ops, warm.Duration, warm.Warmup, warm.WarmupOps = 0, d, 0, 0
 	if t.insert > 0 {
 		warm.InsertStartID = t.insert
 	}
-	wr, werr := s.Workload(ctx, warm, nil)
-	if werr != nil {
-		return fmt.Errorf("server %s was started again but its warm-up failed: %w", s.Name, werr)
+	update, end := func(int64, int64) {}, func() {}
+	if t.cfg.Progress != nil {
+		update, end = t.cfg.Progress("warm-up", d)
+	}
+	defer end()
+	wr, err := t.cfg.Server.Workload(ctx, warm, update)
+	if err != nil {
+		return err
 	}
 	if wr.NextInsertID > 0 {
 		t.insert = wr.NextInsertID
 	}
-	t.run.Eventf("info", record.SourceTune, "server %s started again and warmed up (%s of the workload, not measured)", s.Name, warm.Duration)
 	return nil
 }
 

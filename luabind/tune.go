@@ -17,17 +17,18 @@ func (b *binding) openTune(L *lua.LState) {
 }
 
 // tuneKeys are the options of tune{}.
-var tuneKeys = []string{"server", "knobs", "workload", "objective", "budget", "guard", "confirm", "keep_best", "seed"}
+var tuneKeys = []string{"server", "knobs", "workload", "objective", "budget", "guard", "warm_up", "confirm", "keep_best", "seed"}
 
 // tune{ server = m, knobs = { name = {lo, hi} | {lo, hi, log = true}, ... }, workload = { m:workload options },
 // objective = { measure = "p99", subject_to = { measure = "< 20ms", ... } } | "p99",
 // budget = { trials = 12, time = "45m" | seconds, initial = 6 }, guard = { p99_factor = 10, behind = 0.1 },
-// confirm = 3, keep_best = false, seed = 1 } ->
+// warm_up = 5, confirm = 3, keep_best = false, seed = 1 } ->
 // { best = {knob = value, ...}, baseline = {...}, trials = { {n, name, settings, objective, status, reason, step}, ... },
 // confirm = {...}, verdict, improvement_pct, p, stopped, kept }
 //
-// Searches the knobs for the best objective (autotune.Run): the baseline
-// (the server's settings before the search), then the budget's trials,
+// Searches the knobs for the best objective (autotune.Run): warm_up
+// seconds of the workload unmeasured, the baseline (the server's settings
+// before the search), then the budget's trials,
 // each a step "trial N" labelled with its settings, then confirm rounds of
 // the best setting and the baseline by turns, judged by wtd compare's
 // statistics. The server gets its settings back at the end unless
@@ -35,7 +36,7 @@ var tuneKeys = []string{"server", "knobs", "workload", "objective", "budget", "g
 func (b *binding) tune(L *lua.LState) int {
 	o := checkOptions(L, 1, "tune", tuneKeys...)
 	var srv server
-	cfg := autotune.Config{Budget: autotune.Budget{Trials: autotune.DefaultTrials}, Guard: autotune.DefaultGuard, Confirm: 3, Seed: 1}
+	cfg := autotune.Config{Budget: autotune.Budget{Trials: autotune.DefaultTrials}, Guard: autotune.DefaultGuard, Confirm: 3, Seed: 1, WarmUp: autotune.DefaultWarmUp}
 	if v := o.get("server"); v != lua.LNil {
 		ud, _ := v.(*lua.LUserData)
 		s, ok := userServer(ud)
@@ -63,6 +64,12 @@ func (b *binding) tune(L *lua.LState) int {
 			raisef(L, "tune: confirm %d out of range [0, %d] (rounds of the best setting and of the baseline each)", n, autotune.MaxConfirm)
 		}
 		cfg.Confirm = int(n)
+	}
+	if f, ok := o.number("warm_up"); ok {
+		if !(f >= 0 && f <= autotune.MaxWarmUp.Seconds()) {
+			raisef(L, "tune: warm_up %v seconds out of range [0, %v] (the unmeasured workload before the baseline; 0: none)", f, autotune.MaxWarmUp.Seconds())
+		}
+		cfg.WarmUp = time.Duration(f * float64(time.Second))
 	}
 	cfg.KeepBest, _ = o.boolean("keep_best")
 	if seed, ok := o.integer("seed"); ok {

@@ -2,6 +2,7 @@ package luabind
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"syscall"
@@ -10,6 +11,7 @@ import (
 
 	"wtd/compare"
 	"wtd/engine/record"
+	"wtd/engine/workload"
 )
 
 // tuneLoad is the small data set the tune tests search on.
@@ -225,6 +227,7 @@ func TestTuneRefusesBadOptions(t *testing.T) {
 		{`knobs = { eviction_dirty_target = {1, 10} }, objective = "p99", budget = { time = "soon" }`, `budget: time "soon": want seconds or a duration`},
 		{`knobs = { eviction_dirty_target = {1, 10} }, objective = "p99", guard = { p99_factor = 0.5 }`, `guard: p99_factor 0.5: want more than 1`},
 		{`knobs = { eviction_dirty_target = {1, 10} }, objective = "p99", confirm = -1`, `confirm -1 out of range [0, 50]`},
+		{`knobs = { eviction_dirty_target = {1, 10} }, objective = "p99", warm_up = -1`, `warm_up -1 seconds out of range [0, 3600]`},
 	}
 	var src strings.Builder
 	src.WriteString(tuneLoad)
@@ -245,5 +248,64 @@ func TestTuneRefusesBadOptions(t *testing.T) {
 	}
 	if n := len(tr.run.Steps()); n != 0 {
 		t.Errorf("%d steps ran, want none", n)
+	}
+}
+
+// TestTuneWarmsUpBeforeTheBaseline: warm_up seconds of the workload run,
+// unmeasured and in no step, between the start of the search and the
+// baseline: the server counts their updates, which no step recorded.
+func TestTuneWarmsUpBeforeTheBaseline(t *testing.T) {
+	tr := newTestRun(t, withServer(t))
+	src := tuneLoad + `local before = m:server_status().opcounters.update
+local r = tune{ server = m, knobs = { eviction_dirty_target = {2, 10} }, objective = "p99",
+  workload = { ns = "d.c", duration = 1, mix = { update = 1 }, rate = 300 },
+  warm_up = 2, budget = { trials = 1 }, confirm = 0 }
+print("updates: " .. (m:server_status().opcounters.update - before))
+`
+	if _, err := RunPlaybook(context.Background(), "warm.lua", src, tr.env(nil)); err != nil {
+		t.Fatalf("%v\n--- output:\n%s--- events:\n%s", err, tr.out, tr.log)
+	}
+	var start, warmed time.Time
+	if err := tr.st.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	events, err := tr.st.Events(context.Background(), tr.run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events {
+		switch {
+		case strings.HasPrefix(ev.Message, "search 1: "):
+			start = ev.TS
+		case strings.HasPrefix(ev.Message, "server m1 warmed up before the baseline (2s of the workload, not measured)"):
+			warmed = ev.TS
+		}
+	}
+	steps := tr.run.Steps()
+	if start.IsZero() || warmed.IsZero() || len(steps) != 2 || steps[0].Name != "baseline" {
+		t.Fatalf("search started %v, warmed up %v, steps %d: want both events and the baseline first\n%s", start, warmed, len(steps), tr.log)
+	}
+	// The times are recorded to the millisecond, and the workload's own
+	// clock starts a little after the event's.
+	if gap := steps[0].Start.Sub(start); gap < 1950*time.Millisecond {
+		t.Errorf("the baseline started %s after the search: want the 2 s warm-up before it", gap)
+	}
+	if warmed.After(steps[0].Start) {
+		t.Errorf("the warm-up ended at %v, after the baseline started at %v", warmed, steps[0].Start)
+	}
+	var measured float64
+	for _, st := range steps {
+		if wr, ok := st.Result.(workload.Result); ok {
+			measured += float64(wr.Total.Count)
+		}
+	}
+	var updates float64
+	if _, err := fmt.Sscanf(tr.out.String()[strings.Index(tr.out.String(), "updates: "):], "updates: %g", &updates); err != nil {
+		t.Fatalf("output %q: %v", tr.out, err)
+	}
+	t.Logf("the server counted %.0f updates, the steps %.0f", updates, measured)
+	// 2 s at 300 ops/s: about 600 updates beyond the steps' own.
+	if measured == 0 || updates-measured < 400 {
+		t.Errorf("the server counted %.0f updates, the steps %.0f: want about 600 more, the warm-up's", updates, measured)
 	}
 }

@@ -2,19 +2,21 @@
 -- report turned by hand (docs/playbooks.md), with a budget, guards and a
 -- confirmed verdict.
 --
--- One server with a small cache is loaded once; then tune{} measures an
--- update-heavy open-loop workload (a fixed rate, so p99 is measured without
--- coordinated omission, after a warm-up) with the server's own settings
--- (the baseline), then with each setting the optimiser proposes, each a step
+-- One server with a small cache is loaded once; then tune{} runs the
+-- workload unmeasured for warm_up seconds (the baseline runs first after
+-- the load and would otherwise pay for the cold cache alone), then measures
+-- an update-heavy open-loop workload (a fixed rate, so p99 is measured
+-- without coordinated omission, after a warm-up) with the server's own
+-- settings (the baseline), then with each setting the optimiser proposes, each a step
 -- "trial N"; at the end the best setting and the baseline run again by
 -- turns and wtd compare's statistics give the verdict. The server gets its
 -- settings back at the end.
 --
 -- Parameters: cache (GB, 0.25), docs (600000), doc_bytes (1000: 600 MB),
 -- rate (ops/s, 2000), threads (8), duration (s, 20), warmup (s, 5),
--- trials (12), initial (6), confirm (3), p99_guard (10), seed (1). With
--- the defaults a trial takes 25 s: about 12 minutes on two cores, the load
--- included.
+-- warm_up (s, 10: before the baseline), trials (12), initial (6),
+-- confirm (3), p99_guard (10), seed (1). With the defaults a trial takes
+-- 25 s: about 12 minutes on two cores, the load included.
 
 local p = params{
   cache = 0.25,
@@ -24,6 +26,7 @@ local p = params{
   threads = 8,
   duration = 20,
   warmup = 5,
+  warm_up = 10,
   trials = 12,
   initial = 6,
   confirm = 3,
@@ -50,6 +53,7 @@ local r = tune{
   objective = { measure = "p99" },
   budget = { trials = p.trials, initial = p.initial },
   guard = { p99_factor = p.p99_guard },
+  warm_up = p.warm_up,
   confirm = p.confirm,
   seed = p.seed,
 }
