@@ -40,8 +40,11 @@ var small = map[string]map[string]string{
 	// A peak of 6 s: the documents expire over its last 5 s, and the TTL
 	// monitor (a pass a second) has time to delete most of them in it.
 	// Three trials of 1 s at 300 ops/s on 1.5 MB, one confirmation round.
+	// No p99 guard: after the warm-up the baseline's p99 is under a
+	// millisecond, and on a shared host one second of a trial can pass 50
+	// times that (the guard has tests of its own in luabind).
 	"autotune.lua": {"docs": "3000", "doc_bytes": "500", "rate": "300", "threads": "2", "duration": "1", "warmup": "0.3", "warm_up": "0.5",
-		"trials": "3", "initial": "2", "confirm": "1", "p99_guard": "50"},
+		"trials": "3", "initial": "2", "confirm": "1", "p99_guard": "0"},
 	"ttl_offpeak.lua": {"docs": "2000", "expiring": "3000", "doc_bytes": "500", "peak": "6", "night": "10", "threads": "2", "cache_gb": "0.25"},
 }
 
