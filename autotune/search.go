@@ -111,6 +111,10 @@ type Result struct {
 	Kept    bool   `json:"kept"`
 }
 
+// KeptDetail is what the changes a search kept on a server wtd did not
+// start say (wtd show, wtd restore).
+const KeptDetail = "kept by tune{} (keep_best)"
+
 // GuardError is why a guard stopped a trial.
 type GuardError struct{ Reason string }
 
@@ -221,6 +225,10 @@ func Run(ctx context.Context, run *engine.Run, cfg Config) (*Result, error) {
 	if err := checkFixed(space, all); err != nil {
 		return nil, err
 	}
+	mark, err := run.ChangeMark(ctx)
+	if err != nil {
+		return nil, err
+	}
 	t.base = tune.Settings{}
 	restartKnobs := tune.Settings{}
 	for _, n := range names {
@@ -255,6 +263,16 @@ func Run(ctx context.Context, run *engine.Run, cfg Config) (*Result, error) {
 	}
 	if err := t.apply.apply(ctx, end); err != nil {
 		return res, fmt.Errorf("put the settings %s on the server at the end: %w", SettingsText(space, end), err)
+	}
+	if res.Kept && !cfg.Server.Started() {
+		// On a server wtd did not start each trial's change was recorded
+		// to be put back at the run's end: the search's changes are kept
+		// instead, so that the best setting stays.
+		n, err := cfg.Server.KeepChangesSince(ctx, mark, KeptDetail)
+		if err != nil {
+			return res, err
+		}
+		run.Eventf("info", record.SourceTune, "keep_best: %s stays on %s (%d changes of the search recorded as kept)", SettingsText(space, end), cfg.Server.Name, n)
 	}
 	run.RecordTuneVerdict(record.TuneVerdict{Search: t.n, Measure: res.Measure, Best: res.Best, Baseline: res.Baseline, BestTrial: res.BestTrial,
 		Verdict: res.Verdict, ImprovementPct: res.ImprovementPct, P: res.P, ConfirmSteps: confirmSteps(res.Confirm), Kept: res.Kept})

@@ -78,6 +78,9 @@ func describeChange(c store.Change) string {
 		state = "restored " + c.RestoredAt.Format("2006-01-02 15:04:05")
 	case store.ChangeKept:
 		state = "kept (keep = true)"
+		if c.Detail != "" {
+			state = c.Detail // "kept by tune{} (keep_best)"
+		}
 	case store.ChangePending:
 		state = "NOT restored"
 		if c.Detail != "" {
