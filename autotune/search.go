@@ -593,19 +593,8 @@ func (t *search) warmUp(ctx context.Context, d time.Duration) error {
 
 // confirm runs the confirmation rounds and words the verdict.
 func (t *search) confirm(ctx context.Context, res *Result, best *record.TuneTrial) error {
-	base := res.Trials[0]
-	switch {
-	case best == nil:
-		res.Verdict = "no setting was measured: no verdict"
-		return nil
-	case best.N == 0 || !t.isBetter(*best.Objective, *base.Objective):
-		res.Verdict = fmt.Sprintf("no setting beat the baseline beyond noise: none of %d trials measured a better %s than the baseline's %s %s",
-			len(res.Trials)-1, res.Measure, compare.FormatValue(base.Objective), t.unit)
-		return nil
-	case t.cfg.Confirm == 0:
-		pct := t.improvement(*base.Objective, *best.Objective)
-		res.Verdict = fmt.Sprintf("best setting %s measured %.1f%% better in %s than the baseline in one trial (not confirmed: confirm = 0)",
-			SettingsText(t.space, best.Settings), pct, res.Measure)
+	if v, done := t.unconfirmed(res, best); done {
+		res.Verdict = v
 		return nil
 	}
 	var bestSteps, baseSteps []record.StepRecord
@@ -654,6 +643,32 @@ func (t *search) confirm(ctx context.Context, res *Result, best *record.TuneTria
 		res.Verdict = fmt.Sprintf("the confirmation measured no %s: no verdict", res.Measure)
 		return nil
 	}
+	t.confirmed(res, best.Settings, mr)
+	return nil
+}
+
+// unconfirmed words the verdict of a search that has no confirmation to
+// run (done): nothing measured, no trial better than the baseline (the
+// first trial of res), or confirm = 0.
+func (t *search) unconfirmed(res *Result, best *record.TuneTrial) (verdict string, done bool) {
+	base := res.Trials[0]
+	switch {
+	case best == nil:
+		return "no setting was measured: no verdict", true
+	case best.N == 0 || !t.isBetter(*best.Objective, *base.Objective):
+		return fmt.Sprintf("no setting beat the baseline beyond noise: none of %d trials measured a better %s than the baseline's %s %s",
+			len(res.Trials)-1, res.Measure, compare.FormatValue(base.Objective), t.unit), true
+	case t.cfg.Confirm == 0:
+		pct := t.improvement(*base.Objective, *best.Objective)
+		return fmt.Sprintf("best setting %s measured %.1f%% better in %s than the baseline in one trial (not confirmed: confirm = 0)",
+			SettingsText(t.space, best.Settings), pct, res.Measure), true
+	}
+	return "", false
+}
+
+// confirmed sets the improvement, p and verdict of res from compare's row
+// of the confirmation (the baseline's rounds as A, the best setting's as B).
+func (t *search) confirmed(res *Result, best tune.Settings, mr compare.MeasureRow) {
 	if mr.ChangePct != nil {
 		pct := *mr.ChangePct
 		if t.better == compare.LowerIsFaster {
@@ -664,20 +679,19 @@ func (t *search) confirm(ctx context.Context, res *Result, best *record.TuneTria
 	res.P = mr.P
 	evidence := testWords(mr)
 	switch {
-	case mr.Verdict == compare.Faster:
-		res.Verdict = fmt.Sprintf("best setting %s is %.1f%% better in %s than the baseline (%s)", SettingsText(t.space, best.Settings), *res.ImprovementPct, res.Measure, evidence)
-	case mr.Small:
+	case mr.Verdict == compare.Faster && res.ImprovementPct != nil:
+		res.Verdict = fmt.Sprintf("best setting %s is %.1f%% better in %s than the baseline (%s)", SettingsText(t.space, best), *res.ImprovementPct, res.Measure, evidence)
+	case mr.Small && mr.ChangePct != nil:
 		res.Verdict = fmt.Sprintf("no setting beat the baseline beyond noise: the best setting %s differs by %.1f%% in %s, below the %g%% compare calls a difference (%s)",
-			SettingsText(t.space, best.Settings), math.Abs(*mr.ChangePct), res.Measure, 100*compare.DefaultMinChange, evidence)
+			SettingsText(t.space, best), math.Abs(*mr.ChangePct), res.Measure, 100*compare.DefaultMinChange, evidence)
 	default:
 		change := record.Dash
 		if mr.ChangePct != nil {
 			change = fmt.Sprintf("%+.1f%%", *mr.ChangePct)
 		}
 		res.Verdict = fmt.Sprintf("no setting beat the baseline beyond noise: the best setting %s changed %s by %s in the confirmation (%s: %s)",
-			SettingsText(t.space, best.Settings), res.Measure, change, evidence, mr.Verdict)
+			SettingsText(t.space, best), res.Measure, change, evidence, mr.Verdict)
 	}
-	return nil
 }
 
 // confirmedBetter reports whether the confirmation found the best setting
