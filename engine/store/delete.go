@@ -18,7 +18,7 @@ func (o *deleteRunsOp) apply(ctx context.Context, w *writer) error {
 	for _, id := range o.ids {
 		// The cascade would do this too; explicit deletes keep the order
 		// cheap (children first, each by its run_id index).
-		for _, table := range []string{"samples", "events", "steps", "servers", "artifacts", "thresholds"} {
+		for _, table := range []string{"samples", "events", "steps", "servers", "artifacts", "thresholds", "outbox"} {
 			if _, err := w.exec(ctx, "DELETE FROM "+table+" WHERE run_id = ?", id); err != nil {
 				return err
 			}

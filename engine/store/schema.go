@@ -224,6 +224,27 @@ CREATE TABLE imported_files (sha256 TEXT PRIMARY KEY, path TEXT NOT NULL, bytes 
 	// changes; the version does, so that a wtd that knows no blocks
 	// refuses the database rather than reading them as damaged frames.
 	`SELECT 1;`,
+	// 11: pushing runs to a central results store (package fleet). The
+	// host's id, made once at random: with a run's id it names the run
+	// everywhere (HOSTID:RUN). The outbox: a run queued to be pushed,
+	// until the store acknowledged it (pushed_at set); attempts, when the
+	// next one is due and the last error are the retries' state, dest is
+	// the store it went to (its URI without password, and the database).
+	// No SQL comments, as in 9.
+	`
+CREATE TABLE host_identity (id TEXT NOT NULL PRIMARY KEY) WITHOUT ROWID;
+INSERT INTO host_identity (id) VALUES (lower(hex(randomblob(6))));
+CREATE TABLE outbox (
+	run_id     INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	queued_at  INTEGER NOT NULL,
+	attempts   INTEGER NOT NULL DEFAULT 0,
+	next_at    INTEGER NOT NULL,
+	last_error TEXT    NOT NULL DEFAULT '',
+	pushed_at  INTEGER,
+	dest       TEXT    NOT NULL DEFAULT ''
+);
+CREATE INDEX outbox_waiting ON outbox (next_at) WHERE pushed_at IS NULL;
+`,
 }
 
 // migrate brings the database to len(list) steps of list, each in its own
