@@ -157,3 +157,16 @@ func (s *Store) Pushes(ctx context.Context, ids ...int64) (map[int64]Push, error
 	}
 	return out, nil
 }
+
+// NextPushAt returns when the earliest waiting push is due; ok is false
+// when none waits.
+func (s *Store) NextPushAt(ctx context.Context) (at time.Time, ok bool, err error) {
+	var next sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT min(next_at) FROM outbox WHERE pushed_at IS NULL`).Scan(&next); err != nil {
+		return time.Time{}, false, fmt.Errorf("read the outbox: %w", err)
+	}
+	if !next.Valid {
+		return time.Time{}, false, nil
+	}
+	return time.Unix(0, next.Int64), true, nil
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -25,8 +26,8 @@ type Server struct {
 }
 
 // StartMinimongod starts minimongod on port (0: a free one, see
-// OnFreePort) on 127.0.0.1 with a fresh dbpath and a 0.25 GB cache, then
-// args, and waits until it accepts connections. It is killed when the test
+// OnFreePort) on 127.0.0.1 with a fresh dbpath (unless args give
+// --dbpath) and a 0.25 GB cache, then args, and waits until it accepts connections. It is killed when the test
 // ends, or with the test binary. A failure quotes the server's output.
 func StartMinimongod(t testing.TB, port int, args ...string) *Server {
 	t.Helper()
@@ -58,8 +59,14 @@ func startOnce(t testing.TB, bin string, port int, args []string) (*Server, erro
 		return nil, err
 	}
 	defer out.Close()
-	full := append([]string{"--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--dbpath", dir,
-		"--wiredTigerCacheSizeGB", "0.25"}, args...)
+	if slices.Contains(args, "--dbpath") {
+		dir = "" // the caller's: a server started again on its data
+	}
+	full := []string{"--port", strconv.Itoa(port), "--bind_ip", "127.0.0.1", "--wiredTigerCacheSizeGB", "0.25"}
+	if dir != "" {
+		full = append(full, "--dbpath", dir)
+	}
+	full = append(full, args...)
 	cmd := exec.Command(bin, full...)
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
