@@ -94,6 +94,7 @@ func (s *Sink) Push(ctx context.Context, st *store.Store, id int64) (Stats, erro
 		return stats, fmt.Errorf("push run %d: %w", id, err)
 	}
 	v := rec.View()
+	v.Run.Push = nil // the host's outbox, not part of the run
 	var steps []bson.Raw
 	for _, step := range v.Steps {
 		d, err := docOf(uuid+"/step/"+strconv.Itoa(step.Seq), keys, step)

@@ -58,12 +58,23 @@ func CheckURI(uri string) error {
 	return err
 }
 
+// Check checks the whole config as connecting would, without
+// connecting: the URI (CheckURI), and the token file with the URI's user.
+func (c Config) Check() error {
+	_, err := clientOptions(c)
+	return err
+}
+
 // clientOptions are the driver options of the results store.
 func clientOptions(c Config) (*options.ClientOptions, error) {
 	c = c.withDefaults()
 	scheme, _, ok := strings.Cut(c.URI, "://")
-	if !ok || !strings.EqualFold(scheme, "mongodb") && !strings.EqualFold(scheme, "mongodb+srv") {
-		return nil, fmt.Errorf(`results URI %q: want "mongodb://HOST[:PORT],..." or "mongodb+srv://HOST"`, store.RedactURI(c.URI))
+	if !ok {
+		return nil, errors.New(`results URI: want "mongodb://HOST[:PORT],..." or "mongodb+srv://HOST"`)
+	}
+	if !strings.EqualFold(scheme, "mongodb") && !strings.EqualFold(scheme, "mongodb+srv") {
+		// Not quoted: a password in it would not be masked.
+		return nil, fmt.Errorf(`results URI: scheme %q: want "mongodb://HOST[:PORT],..." or "mongodb+srv://HOST"`, scheme)
 	}
 	opts := options.Client().ApplyURI(c.URI).
 		SetConnectTimeout(c.Timeout).

@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"wtd/engine"
+	"wtd/fleet"
 	"wtd/hostctl"
 )
 
@@ -62,6 +63,9 @@ type Config struct {
 	MaxMemory int64
 	Schedules []Schedule
 	Windows   []Window
+	// Results is the central results store runs are pushed to when they
+	// end (results: in the config); a zero URI means none.
+	Results fleet.Config
 }
 
 // Schedule runs a playbook at the times its cron spec gives.
@@ -138,7 +142,7 @@ func ParseConfig(path string, text []byte) (Config, error) {
 		return cfg, nil
 	}
 	top, err := node{path, doc.Content[0]}.fields("the config", "listen", "allow_remote", "token_file", "api_max_connections", "db", "mongod",
-		"allow_dirs", "services", "allow_commands", "sample_interval", "max_memory", "schedules", "windows")
+		"allow_dirs", "services", "allow_commands", "sample_interval", "max_memory", "schedules", "windows", "results")
 	if err != nil {
 		return Config{}, err
 	}
@@ -266,6 +270,11 @@ func (c *Config) readTop(top map[string]node) error {
 			return err
 		}
 	}
+	if n, ok := top["results"]; ok {
+		if err := c.readResults(n); err != nil {
+			return err
+		}
+	}
 	if n, ok := top["max_memory"]; ok {
 		s, err := n.str("max_memory")
 		if err != nil {
@@ -273,6 +282,46 @@ func (c *Config) readTop(top map[string]node) error {
 		}
 		if c.MaxMemory, err = engine.ParseBytes(s); err != nil {
 			return n.errf("max_memory: %v", err)
+		}
+	}
+	return nil
+}
+
+// readResults reads results: { uri, database, token_file }. The URI is
+// where runs are pushed, not a server they tune: unlike window servers it
+// may name other hosts (fleet.CheckURI), and it is never quoted with its
+// password.
+func (c *Config) readResults(n node) error {
+	f, err := n.fields("results", "uri", "database", "token_file")
+	if err != nil {
+		return err
+	}
+	u, ok := f["uri"]
+	if !ok {
+		return n.errf("results: uri is required")
+	}
+	if c.Results.URI, err = u.str("results uri"); err != nil {
+		return err
+	}
+	if err := fleet.CheckURI(c.Results.URI); err != nil {
+		return u.errf("%v", err)
+	}
+	if d, ok := f["database"]; ok {
+		if c.Results.Database, err = d.str("results database"); err != nil {
+			return err
+		}
+		if c.Results.Database == "" || strings.ContainsAny(c.Results.Database, "/\\. \"$") {
+			return d.errf("results database %q is not a database name", c.Results.Database)
+		}
+	}
+	if tf, ok := f["token_file"]; ok {
+		path, err := tf.str("results token_file")
+		if err != nil {
+			return err
+		}
+		c.Results.TokenFile = c.resolve(path)
+		if err := c.Results.Check(); err != nil {
+			return tf.errf("%v", err)
 		}
 	}
 	return nil

@@ -114,6 +114,12 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 		{"window never closes", "windows:\n  - name: w\n    cron: \"@hourly\"\n    duration: 2h\n    server: mongodb://127.0.0.1:1\n    open: { setParameter: { a: 1 } }\n    close: { setParameter: { a: 0 } }\n", "wtd.yaml:4: window w: duration 2h0m0s is not shorter than the 1h0m0s between two openings"},
 		{"window open not setParameter", "windows:\n  - name: w\n    cron: \"@daily\"\n    duration: 1h\n    server: mongodb://127.0.0.1:1\n    open: { eval: x }\n    close: { setParameter: { a: 0 } }\n", `wtd.yaml:6: unknown key "eval" in window w open`},
 		{"yaml syntax", "schedules: [\n", "wtd.yaml: yaml:"},
+		{"unknown results key", "results:\n  uri: mongodb://127.0.0.1:1\n  password: x\n", `wtd.yaml:3: unknown key "password" in results (allowed: database, token_file, uri)`},
+		{"results without uri", "results:\n  database: wtd\n", "wtd.yaml:2: results: uri is required"},
+		{"results not a mongodb uri", "results:\n  uri: http://u:hunter2@results:80\n", "wtd.yaml:2: results URI: scheme \"http\": want"},
+		{"results token without user", "results:\n  uri: mongodb://results.example.net\n  token_file: token\n", "wtd.yaml:3: results token_file " + tok + ": the results URI names no user"},
+		{"results password twice", "results:\n  uri: mongodb://wtd:pw@results.example.net\n  token_file: token\n", "wtd.yaml:3: results URI: it carries a password and token_file gives one too"},
+		{"results bad database", "results:\n  uri: mongodb://results.example.net\n  database: a.b\n", `wtd.yaml:3: results database "a.b" is not a database name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig(filepath.Join(dir, "wtd.yaml"), []byte(tc.text))
@@ -121,6 +127,11 @@ func TestConfigErrorsNameFileAndLine(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
+	}
+	// The results store is an output: another host, a replica set, TLS.
+	res, err := ParseConfig(filepath.Join(dir, "wtd.yaml"), []byte("results:\n  uri: mongodb://wtd@db1.example.net:27017,db2.example.net:27017/?replicaSet=rs0&tls=true&authSource=admin\n  database: fleet\n  token_file: token\n"))
+	if err != nil || res.Results.Database != "fleet" || res.Results.TokenFile != tok || !strings.Contains(res.Results.URI, "replicaSet=rs0&tls=true") {
+		t.Errorf("results: %+v, %v", res.Results, err)
 	}
 	cfg, err := ParseConfig(filepath.Join(dir, "wtd.yaml"), []byte("listen: 0.0.0.0:7070\nallow_remote: true\ntoken_file: token\n"))
 	if err != nil || cfg.Token != "s3cret" {

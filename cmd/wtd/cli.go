@@ -95,7 +95,7 @@ serverStatus and host metrics, and records everything in SQLite.`,
 		newSamplesCmd(env, stores.existing), newArtifactsCmd(env, stores.existing), newVersionCmd(env),
 		newRmCmd(env, stores.existing), newPruneCmd(env, stores.existing), newCompareCmd(env, stores.existing),
 		newHistoryCmd(env, stores.existing), newReportCmd(env, stores.existing), newRestoreCmd(env, stores), newKnobsCmd(env), newParamsCmd(env), newCheckCmd(env),
-		newImportCmd(env, stores.create))
+		newImportCmd(env, stores.create), newPushCmd(env, stores.existing))
 	root.AddCommand(newDaemonCmd(env, &dbFlag), newSchedulesCmd(env))
 	return root
 }

@@ -42,6 +42,9 @@ type Record struct {
 	// Verdict is the run's regression verdict as the daemon recorded it
 	// (a compare.RunVerdict as JSON); nil when none was.
 	Verdict json.RawMessage
+	// Push is the run's entry in the outbox of the central results store;
+	// nil when it was never queued.
+	Push *store.Push
 }
 
 // Load reads run id. An unknown id gives an error wrapping
@@ -74,6 +77,13 @@ func Load(ctx context.Context, st *store.Store, id int64) (*Record, error) {
 		return nil, err
 	}
 	rec.Verdict = vs[id]
+	pushes, err := st.Pushes(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := pushes[id]; ok {
+		rec.Push = &p
+	}
 	swap, err := st.SeriesSet(ctx, id, "host", []string{"mem.swap_used"})
 	if err != nil {
 		return nil, fmt.Errorf("read swap of run %d: %w", id, err)

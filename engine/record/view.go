@@ -51,6 +51,33 @@ type Run struct {
 	// Verdict is the regression verdict the daemon recorded (a
 	// compare.RunVerdict); null when none was.
 	Verdict json.RawMessage `json:"verdict"`
+	// Push is the run's state in the outbox of the central results store;
+	// null when it was never queued (no results store configured).
+	Push *Push `json:"push"`
+}
+
+// Push is a run's push to the central results store.
+type Push struct {
+	Waiting   bool       `json:"waiting"` // not acknowledged yet
+	QueuedAt  time.Time  `json:"queued_at"`
+	Attempts  int        `json:"attempts"`   // failed attempts since it was queued
+	NextAt    *time.Time `json:"next_at"`    // the next attempt; null once pushed
+	LastError *string    `json:"last_error"` // the last attempt's error; null none
+	PushedAt  *time.Time `json:"pushed_at"`
+	Dest      *string    `json:"dest"` // the results store it went to (no password)
+}
+
+// PushOf is the push state of p; nil when p is nil.
+func PushOf(p *store.Push) *Push {
+	if p == nil {
+		return nil
+	}
+	out := &Push{Waiting: p.Waiting(), QueuedAt: p.QueuedAt.UTC(), Attempts: p.Attempts, LastError: optText(p.LastError),
+		PushedAt: at(p.PushedAt), Dest: optText(p.Dest)}
+	if p.Waiting() {
+		out.NextAt = at(p.NextAt)
+	}
+	return out
 }
 
 // Server is a server the run started or attached to.
@@ -153,9 +180,17 @@ func Runs(ctx context.Context, st *store.Store, runs []store.Run) ([]Run, error)
 	if err != nil {
 		return nil, err
 	}
+	pushes, err := st.Pushes(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Run, 0, len(runs))
 	for _, r := range runs {
-		out = append(out, RunOf(r, vs[r.ID]))
+		run := RunOf(r, vs[r.ID])
+		if p, ok := pushes[r.ID]; ok {
+			run.Push = PushOf(&p)
+		}
+		out = append(out, run)
 	}
 	return out, nil
 }
@@ -165,6 +200,7 @@ func (rec *Record) View() View {
 	r := rec.Run
 	v := View{Run: RunOf(r, rec.Verdict), Servers: []Server{}, Changes: []Change{}, Files: []File{}, Steps: []Step{},
 		Output: []Output{}, Tables: []Table{}, Tunings: []Tuning{}, Thresholds: []store.Threshold{}, Samples: Samples{Count: rec.Samples, Sources: rec.Sources}}
+	v.Run.Push = PushOf(rec.Push)
 	if v.Samples.Sources == nil {
 		v.Samples.Sources = []string{}
 	}

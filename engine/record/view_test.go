@@ -21,7 +21,7 @@ func TestDocsListEveryKey(t *testing.T) {
 			named[w] = true
 		}
 	}
-	for _, v := range []any{View{}, Run{}, Server{}, Change{}, File{}, Samples{}, Step{}, Output{}, Table{}, Tuning{}, TuneTrial{}, TuneVerdict{}} {
+	for _, v := range []any{View{}, Run{}, Push{}, Server{}, Change{}, File{}, Samples{}, Step{}, Output{}, Table{}, Tuning{}, TuneTrial{}, TuneVerdict{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			key, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
