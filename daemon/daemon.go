@@ -17,6 +17,7 @@ import (
 
 	"wtd/engine"
 	"wtd/engine/store"
+	"wtd/fleet"
 	"wtd/hostctl"
 	"wtd/schedule"
 	"wtd/web"
@@ -42,6 +43,9 @@ type Options struct {
 	// the daemon's own (metrics, and the regression verdict recorded with
 	// the end under record.VerdictAttr).
 	OnRunEnd []schedule.RunEndHook
+	// Results is the central results store given on the command line
+	// (--results): it wins over the config's results.
+	Results fleet.Config
 }
 
 // ConfigError is a config that does not load or check.
@@ -87,9 +91,17 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 		opts.Log.Error("putting back what earlier runs changed on servers", "err", err)
 	}
 	d := &daemon{opts: opts, st: st}
+	results := cfg.Results
+	if opts.Results.URI != "" {
+		results = opts.Results
+	}
+	if results.URI != "" {
+		stop := d.startPusher(ctx, results)
+		defer stop()
+	}
 	reg, hooks := d.metrics()
 	d.sched = schedule.New(cfg, schedule.Options{Store: st, StateDir: opts.StateDir, Launch: d.launch, Log: opts.Log,
-		OnRunEnd: append(append(hooks, d.verdict), opts.OnRunEnd...)})
+		OnRunEnd: append(append(hooks, d.verdict), opts.OnRunEnd...), Recorded: d.queuePush})
 	api := web.New(web.Options{Store: st, Scheduler: d.sched, Log: opts.Log, Registry: reg})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -117,6 +129,9 @@ type daemon struct {
 	opts  Options
 	st    *store.Store
 	sched *schedule.Scheduler
+	// pushWake wakes the pusher when a run was queued; nil without a
+	// results store.
+	pushWake chan struct{}
 }
 
 // reload reads the config again for SIGHUP; settings that only a restart
@@ -129,6 +144,9 @@ func (d *daemon) reload(ctx context.Context, first schedule.Config) (schedule.Co
 	if cfg.Listen != first.Listen || cfg.DB != first.DB || cfg.APIMaxConnections != first.APIMaxConnections {
 		d.opts.Log.Warn("listen, db and api_max_connections change only when the daemon restarts", "listen", first.Listen,
 			"db", first.DB, "api_max_connections", first.APIMaxConnections)
+	}
+	if cfg.Results != first.Results {
+		d.opts.Log.Warn("results changes only when the daemon restarts", "results", first.Results.Dest())
 	}
 	return cfg, nil
 }

@@ -31,6 +31,9 @@ type Options struct {
 	Log      *slog.Logger
 	// OnRunEnd hooks see every run the scheduler started when it ends.
 	OnRunEnd []RunEndHook
+	// Recorded is called once a run's end is recorded, with the hooks'
+	// attributes (nil: nothing): the daemon queues the run's push then.
+	Recorded func(RunEnd)
 	// RetryMin and RetryMax bound the backoff of a failed window
 	// transition: it doubles from RetryMin up to RetryMax.
 	RetryMin, RetryMax time.Duration
@@ -234,6 +237,9 @@ func (s *Scheduler) await(a *active, h *Handle, cancel context.CancelFunc) {
 		"duration", end.Duration.Round(time.Millisecond).String(), "reason", end.Reason)
 	s.record(ctx, store.ScheduleEvent{Kind: store.KindSchedule, Name: end.Schedule, Event: "end", RunID: end.RunID,
 		Detail: end.Reason, Attrs: attrs})
+	if s.opts.Recorded != nil {
+		s.opts.Recorded(end)
+	}
 }
 
 // skip records a fire that did not happen.

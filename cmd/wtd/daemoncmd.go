@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"wtd/daemon"
+	"wtd/fleet"
 	"wtd/schedule"
 )
 
@@ -22,6 +23,7 @@ type daemonFlags struct {
 	config    string
 	check     bool
 	logFormat string
+	results   resultsFlags
 }
 
 func newDaemonCmd(env Env, dbFlag *string) *cobra.Command {
@@ -49,6 +51,11 @@ the open windows and exit 0.
 and prints the next five fire times of every schedule and window: exit 0 when
 it is valid, 2 when not.
 
+With results: in the config (or --results URI), each run the daemon started is
+pushed to that central results store once it ended (see "Many hosts" in the
+README); a run the store did not take waits in the outbox and is retried with
+backoff (wtd runs shows it).
+
 Logs go to stderr: text on a terminal, JSON lines otherwise (--log-format).`,
 		Example: `  wtd daemon --config /etc/wtd/wtd.yaml
   wtd daemon --check --config deploy/wtd.example.yaml`,
@@ -67,12 +74,17 @@ Logs go to stderr: text on a terminal, JSON lines otherwise (--log-format).`,
 			if err != nil {
 				return err
 			}
-			return runDaemon(cmd.Context(), env, log, f.config, *dbFlag)
+			results, _, err := f.results.config(env)
+			if err != nil {
+				return err
+			}
+			return runDaemon(cmd.Context(), env, log, f.config, *dbFlag, results)
 		},
 	}
 	cmd.Flags().StringVar(&f.config, "config", "", "config file (default $WTD_CONFIG)")
 	cmd.Flags().BoolVar(&f.check, "check", false, "check the config, print the next five fire times and exit (0 valid, 2 not)")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "auto", "log format: text, json, or auto (text on a terminal, else json)")
+	f.results.add(cmd, "push each run to this central results store when it ends, over the config's results")
 	return cmd
 }
 
@@ -100,7 +112,7 @@ func newLogger(env Env, format string) (*slog.Logger, error) {
 	return slog.New(h), nil
 }
 
-func runDaemon(ctx context.Context, env Env, log *slog.Logger, config, dbFlag string) error {
+func runDaemon(ctx context.Context, env Env, log *slog.Logger, config, dbFlag string, results fleet.Config) error {
 	state, err := stateDir(env.Getenv)
 	if err != nil {
 		return usageErr("%v", err)
@@ -121,7 +133,7 @@ func runDaemon(ctx context.Context, env Env, log *slog.Logger, config, dbFlag st
 			bin, _, err := findServer(configured, env.Getenv)
 			return bin, err
 		},
-		Executable: self, Log: log}, signals)
+		Executable: self, Log: log, Results: results}, signals)
 	var ce *daemon.ConfigError
 	if errors.As(err, &ce) {
 		return usageErr("%v", ce.Err)

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"wtd/internal/testbin"
+)
+
+// runsJSON reads wtd runs --json of db.
+func runsJSON(t *testing.T, db string, args ...string) []struct {
+	ID     int64
+	Status string
+	Push   *struct {
+		Waiting   bool
+		Attempts  int
+		LastError *string `json:"last_error"`
+		Dest      *string
+	}
+} {
+	t.Helper()
+	r := runCLI(t, nil, append([]string{"--db", db, "runs", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("wtd runs --json: %d\n%s", r.code, r.stderr)
+	}
+	var out []struct {
+		ID     int64
+		Status string
+		Push   *struct {
+			Waiting   bool
+			Attempts  int
+			LastError *string `json:"last_error"`
+			Dest      *string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("wtd runs --json: %v\n%s", err, r.stdout)
+	}
+	return out
+}
+
+// fleetRuns reads wtd runs --results URI --json.
+func fleetRuns(t *testing.T, uri string, args ...string) []struct {
+	HostID string `json:"host_id"`
+	Key    string
+	Steps  int
+	Run    struct {
+		ID      int64
+		Status  string
+		Trigger string
+		Verdict json.RawMessage
+	}
+} {
+	t.Helper()
+	r := runCLI(t, nil, append([]string{"runs", "--results", uri, "--results-db", "fleet", "--json"}, args...)...)
+	if r.code != 0 {
+		t.Fatalf("wtd runs --results: %d\n%s", r.code, r.stderr)
+	}
+	var out []struct {
+		HostID string `json:"host_id"`
+		Key    string
+		Steps  int
+		Run    struct {
+			ID      int64
+			Status  string
+			Trigger string
+			Verdict json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("wtd runs --results --json: %v\n%s", err, r.stdout)
+	}
+	return out
+}
+
+// TestTwoHostsPushToTheResultsStore: host A is a daemon with results: in
+// its config, whose run fired through the API is pushed when it ends
+// (with its verdict); host B is wtd run with wtd push. wtd runs
+// --results lists both hosts' runs, --host one; a run whose push failed
+// (the results server down) waits in the outbox, shown by wtd runs and
+// --waiting, and goes with the next wtd push; pushing again writes nothing
+// new.
+func TestTwoHostsPushToTheResultsStore(t *testing.T) {
+	_, mm := binaries(t)
+	results := testbin.StartMinimongod(t, 0)
+	srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+
+	// Host A: the daemon.
+	dirA := t.TempDir()
+	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
+	cfgPath := daemonConfig(t, dirA, listen, mm, srv.URI)
+	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "results:\n  uri: %s\n  database: fleet\n", results.URI)
+	f.Close()
+	_, out := startWtd(t, t.TempDir(), "daemon", "--config", cfgPath)
+	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
+	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
+	var fired struct {
+		RunID int64 `json:"run_id"`
+	}
+	api.want(202, "POST", "/api/v1/schedules/quick/run", &fired)
+	api.waitRun(fired.RunID, 60*time.Second)
+	dbA := filepath.Join(dirA, "wtd.db")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		runs := runsJSON(t, dbA)
+		if len(runs) == 1 && runs[0].Push != nil && !runs[0].Push.Waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("host A's run not pushed within 30 s: %+v\n%s", runs, out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	waitFor(t, out, `"msg":"run pushed"`, 5*time.Second)
+
+	// Host B: wtd run, then wtd push.
+	dbB := filepath.Join(t.TempDir(), "wtd.db")
+	pb := writePlaybook(t, quickPlaybook)
+	if r := runCLI(t, nil, "--db", dbB, "run", "--mongod", mm, "--sample-interval", "200ms", pb); r.code != 0 {
+		t.Fatalf("wtd run: %d\n%s", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "push", "--results", results.URI, "--results-db", "fleet"); r.code != 0 || !strings.Contains(r.stdout, "nothing to push") {
+		t.Errorf("wtd push with an empty outbox: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "runs"); strings.Contains(r.stdout, "PUSHED") || r.code != 0 {
+		t.Errorf("wtd runs before any push shows a pushed column:\n%s", r.stdout)
+	}
+	r := runCLI(t, nil, "--db", dbB, "push", "--all", "--results", results.URI, "--results-db", "fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "run 1: pushed to "+results.URI+" (database fleet)") {
+		t.Fatalf("wtd push --all: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "runs"); !strings.Contains(r.stdout, "PUSHED") || !strings.Contains(r.stdout, " yes ") {
+		t.Errorf("wtd runs after the push:\n%s", r.stdout)
+	}
+
+	all := fleetRuns(t, results.URI)
+	if len(all) != 2 || all[0].HostID == all[1].HostID || all[0].Steps != 2 || all[1].Steps != 2 {
+		t.Fatalf("wtd runs --results: %+v, want a run of each host with its 2 steps", all)
+	}
+	var hostB string
+	for _, run := range all {
+		if run.Run.Trigger == "api quick" {
+			if len(run.Run.Verdict) == 0 || string(run.Run.Verdict) == "null" {
+				t.Errorf("host A's run in the results store has no verdict: %+v", run)
+			}
+		} else {
+			hostB = run.HostID
+		}
+	}
+	if one := fleetRuns(t, results.URI, "--host", hostB); len(one) != 1 || one[0].Key != hostB+":1" {
+		t.Errorf("wtd runs --results --host %s: %+v", hostB, one)
+	}
+	if r := runCLI(t, nil, "runs", "--results", results.URI, "--results-db", "fleet"); r.code != 0 || !strings.Contains(r.stdout, hostB+":1") {
+		t.Errorf("wtd runs --results:\n%s%s", r.stdout, r.stderr)
+	}
+
+	// Pushed again: nothing new.
+	r = runCLI(t, nil, "--db", dbB, "push", "1", "--results", results.URI, "--results-db", "fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "(0 new), 0 of ") {
+		t.Errorf("wtd push of a pushed run: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+
+	// The results server down: the run waits.
+	if r := runCLI(t, nil, "--db", dbB, "run", "--mongod", mm, "--sample-interval", "200ms", pb); r.code != 0 {
+		t.Fatalf("wtd run: %d\n%s", r.code, r.stderr)
+	}
+	down := fmt.Sprintf("mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=500", testbin.FreePort(t))
+	r = runCLI(t, nil, "--db", dbB, "push", "2", "--results", down)
+	if r.code != 1 || !strings.Contains(r.stdout, "run 2: not pushed: ") {
+		t.Fatalf("wtd push to a server that is down: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	runs := runsJSON(t, dbB, "--waiting")
+	if len(runs) != 1 || runs[0].ID != 2 || runs[0].Push == nil || !runs[0].Push.Waiting || runs[0].Push.Attempts != 1 || runs[0].Push.LastError == nil {
+		t.Fatalf("wtd runs --waiting --json: %+v", runs)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "runs"); !strings.Contains(r.stdout, "waiting (1 failed)") {
+		t.Errorf("wtd runs with a run waiting:\n%s", r.stdout)
+	}
+	r = runCLI(t, nil, "--db", dbB, "push", "--results", results.URI, "--results-db", "fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "run 2: pushed") || strings.Contains(r.stdout, "run 1:") {
+		t.Errorf("wtd push of the outbox: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if runs := runsJSON(t, dbB, "--waiting"); len(runs) != 0 {
+		t.Errorf("waiting after the push: %+v", runs)
+	}
+	if all := fleetRuns(t, results.URI); len(all) != 3 {
+		t.Errorf("results store after host B's second run: %d runs, want 3", len(all))
+	}
+}
