@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 	_ "modernc.org/sqlite"
 
 	"wtd/internal/fakemongod"
@@ -68,7 +71,9 @@ type output struct{ name, text string }
 // results database (any column of any table, the sample frames inflated,
 // the files themselves), the output of wtd run (stdout, stderr), the
 // daemon's log, the API, the dashboard, the report, wtd show (text and
-// --json), runs, artifacts, schedules or daemon --check. The URIs go
+// --json), runs, artifacts, schedules or daemon --check, nor the results
+// URI's: the outbox, wtd push, wtd runs (--results), the central results
+// store's documents. The URIs go
 // through a login that works (an authenticating proxy in front of
 // minimongod) and one that fails, in a run of the CLI and a run and
 // windows of the daemon.
@@ -79,6 +84,11 @@ func TestURIPasswordsNeverLeak(t *testing.T) {
 	proxy := fakemongod.StartAuthProxy(t, direct)
 	uri := "mongodb://tuner:" + uriPassword + "@" + proxy.Addr() + "/?authMechanism=PLAIN"
 	refused := "mongodb://tuner:" + uriPassword + "@" + direct + "/?authSource=admin"
+	// The central results store, behind its own login.
+	results := testbin.StartMinimongod(t, 0)
+	resultsProxy := fakemongod.StartAuthProxy(t, fmt.Sprintf("127.0.0.1:%d", results.Port))
+	resultsURI := "mongodb://tuner:" + uriPassword + "@" + resultsProxy.Addr() + "/?authMechanism=PLAIN"
+	resultsDown := fmt.Sprintf("mongodb://tuner:%s@127.0.0.1:%d/?authMechanism=PLAIN&serverSelectionTimeoutMS=500", uriPassword, testbin.FreePort(t))
 	dir := t.TempDir()
 	state, db, pb := filepath.Join(dir, "state"), filepath.Join(dir, "wtd.db"), filepath.Join(dir, "secret.lua")
 	if err := os.WriteFile(pb, []byte(strings.ReplaceAll(secretPlaybook, "PASSWORD", uriPassword)), 0o644); err != nil {
@@ -147,8 +157,11 @@ schedules:
     cron: "@yearly"
     playbook: secret.lua
     params: { uri: "%s", refused: "%s", ns: t.d }
+results:
+  uri: "%s"
+  database: fleet
 windows:
-`, listen, db, mm, uri, refused) + window("good", uri) + window("refused", refused)
+`, listen, db, mm, uri, refused, resultsURI) + window("good", uri) + window("refused", refused)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +192,7 @@ windows:
 		t.Fatalf("the daemon's run: %+v", run)
 	}
 	waitFor(t, log, `"msg":"run end"`, 30*time.Second)
+	waitFor(t, log, `"msg":"run pushed"`, 30*time.Second)
 	for _, path := range []string{"/api/v1/schedules", "/api/v1/runs", "/api/v1/runs/1", fmt.Sprintf("/api/v1/runs/%d", fired.RunID),
 		"/api/v1/runs/1/samples", "/api/v1/runs/1/samples?source=server:m1", "/metrics", "/healthz",
 		"/", "/runs/1", fmt.Sprintf("/runs/%d", fired.RunID), "/schedules", fmt.Sprintf("/compare?a=1&b=%d&force=1", fired.RunID)} {
@@ -205,6 +219,17 @@ windows:
 		outs = append(outs, output{"notes.txt of run " + run + " as wtd artifacts writes it", string(b)})
 	}
 	wtd(0, "runs", "--db", db)
+	// The results store: a push that fails (its error waits in the
+	// outbox), the runs listed with their push state and from the store.
+	wtd(1, "push", "1", "--db", db, "--results", resultsDown)
+	wtd(0, "runs", "--db", db)
+	wtd(0, "runs", "--db", db, "--json")
+	wtd(0, "runs", "--results", resultsURI, "--results-db", "fleet")
+	wtd(0, "runs", "--results", resultsURI, "--results-db", "fleet", "--json")
+	if logins := resultsProxy.Logins(); len(logins) < 2 || logins[0] != "tuner:"+uriPassword {
+		t.Errorf("the results store's proxy saw the logins %q: the results URI with the password was not used", logins)
+	}
+	searchResultsStore(t, results.URI)
 	report := filepath.Join(dir, "report.html")
 	wtd(0, "report", "1", fmt.Sprint(fired.RunID), "--db", db, "-o", report)
 	html, err := os.ReadFile(report)
@@ -301,7 +326,7 @@ func searchDatabase(t *testing.T, path string) {
 		rows.Close()
 	}
 	for _, col := range []string{"runs.params", "runs.playbook", "servers.uri", "events.message", "steps.name", "steps.labels",
-		"steps.error", "changes.restore", "changes.change", "artifacts.content", "schedule_events.detail"} {
+		"steps.error", "changes.restore", "changes.change", "artifacts.content", "schedule_events.detail", "outbox.last_error", "outbox.dest"} {
 		if seen[col] == 0 {
 			t.Errorf("no %s holds the masked URI: the test looks in the wrong place (masked URIs in %v)", col, seen)
 		}
@@ -317,6 +342,43 @@ func searchDatabase(t *testing.T, path string) {
 		if bytes.Contains(b, []byte(uriPassword)) {
 			t.Errorf("the file %s holds the password", filepath.Base(name))
 		}
+	}
+}
+
+// searchResultsStore fails the test for each document of the results
+// store (database fleet of the server at uri) that holds uriPassword, and
+// when none holds the masked URI (the pushed run quotes it).
+func searchResultsStore(t *testing.T, uri string) {
+	t.Helper()
+	ctx := context.Background()
+	client, err := mongo.Connect(options.Client().ApplyURI(uri))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	db := client.Database("fleet")
+	names, err := db.ListCollectionNames(ctx, bson.D{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	masked := 0
+	for _, name := range names {
+		cur, err := db.Collection(name).Find(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for cur.Next(ctx) {
+			if bytes.Contains(cur.Current, []byte(uriPassword)) {
+				t.Errorf("results store: a document of %s holds the password: %.300s", name, cur.Current.String())
+			}
+			if bytes.Contains(cur.Current, []byte("tuner:xxxxx@")) {
+				masked++
+			}
+		}
+		cur.Close(ctx)
+	}
+	if masked == 0 {
+		t.Errorf("no document of the results store (%v) holds the masked URI: the run was not pushed", names)
 	}
 }
 
