@@ -36,7 +36,7 @@ type Sink struct {
 // when they are there).
 func Open(ctx context.Context, cfg Config) (*Sink, error) {
 	cfg = cfg.withDefaults()
-	opts, err := clientOptions(cfg)
+	opts, err := clientOptions(cfg, false)
 	if err != nil {
 		return nil, err
 	}

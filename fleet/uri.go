@@ -54,19 +54,21 @@ func (c Config) Dest() string {
 // store is where wtd writes, not what it tunes. Its errors never quote
 // the password.
 func CheckURI(uri string) error {
-	_, err := clientOptions(Config{URI: uri})
+	_, err := clientOptions(Config{URI: uri}, true)
 	return err
 }
 
 // Check checks the whole config as connecting would, without
 // connecting: the URI (CheckURI), and the token file with the URI's user.
 func (c Config) Check() error {
-	_, err := clientOptions(c)
+	_, err := clientOptions(c, true)
 	return err
 }
 
-// clientOptions are the driver options of the results store.
-func clientOptions(c Config) (*options.ClientOptions, error) {
+// clientOptions are the driver options of the results store. To check
+// only, a mongodb+srv:// URI is read as mongodb:// (the driver would look
+// its SRV record up in DNS).
+func clientOptions(c Config, check bool) (*options.ClientOptions, error) {
 	c = c.withDefaults()
 	scheme, _, ok := strings.Cut(c.URI, "://")
 	if !ok {
@@ -76,7 +78,11 @@ func clientOptions(c Config) (*options.ClientOptions, error) {
 		// Not quoted: a password in it would not be masked.
 		return nil, fmt.Errorf(`results URI: scheme %q: want "mongodb://HOST[:PORT],..." or "mongodb+srv://HOST"`, scheme)
 	}
-	opts := options.Client().ApplyURI(c.URI).
+	uri := c.URI
+	if check && strings.EqualFold(scheme, "mongodb+srv") {
+		uri = "mongodb" + uri[len(scheme):]
+	}
+	opts := options.Client().ApplyURI(uri).
 		SetConnectTimeout(c.Timeout).
 		SetServerSelectionTimeout(c.Timeout).
 		SetTimeout(c.Timeout).
