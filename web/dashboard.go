@@ -120,6 +120,9 @@ type runRow struct {
 	Playbook, Params, Trigger, Started, Duration, Status string
 	Reason                                               string
 	Verdict                                              *compare.RunVerdict
+	// Pushed is its push to the central results store: yes, waiting (n
+	// failed), or – when never queued.
+	Pushed, PushTitle string
 }
 
 type runsPage struct {
@@ -129,6 +132,9 @@ type runsPage struct {
 	Playbooks, Statuses       []string
 	Runs                      []runRow
 	Newer, Older              string
+	// Pushes is true when a run listed was queued to be pushed: the
+	// table then has a pushed column.
+	Pushes bool
 }
 
 func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
@@ -173,6 +179,12 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		htmlError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	pushes, err := st.Pushes(ctx, ids...)
+	if err != nil {
+		htmlError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	p.Pushes = len(pushes) > 0
 	for _, run := range runs {
 		end := run.EndedAt
 		if end.IsZero() {
@@ -180,7 +192,10 @@ func (s *Server) runsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		row := runRow{ID: run.ID, Playbook: run.PlaybookPath, Params: record.ParamsShort(run.Params), Trigger: run.Trigger,
 			Started: localTime(run.StartedAt), Duration: end.Sub(run.StartedAt).Round(time.Second).String(),
-			Status: run.Status, Reason: run.Reason, Verdict: vs[run.ID]}
+			Status: run.Status, Reason: run.Reason, Verdict: vs[run.ID], Pushed: "–"}
+		if push, ok := pushes[run.ID]; ok {
+			row.Pushed, row.PushTitle = pushedText(push)
+		}
 		p.Runs = append(p.Runs, row)
 	}
 	link := func(before int64) string {
@@ -444,4 +459,17 @@ func (s *Server) comparePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	render(w, http.StatusOK, "compare", p)
+}
+
+// pushedText is a run's push to the central results store in the runs
+// table, and its title: where it went, or the last error.
+func pushedText(p store.Push) (text, title string) {
+	switch {
+	case !p.Waiting():
+		return "yes", "pushed " + localTime(p.PushedAt) + " to " + p.Dest
+	case p.Attempts == 0:
+		return "waiting", "queued " + localTime(p.QueuedAt)
+	default:
+		return fmt.Sprintf("waiting (%d failed)", p.Attempts), store.RedactURI(p.LastError)
+	}
 }

@@ -121,6 +121,10 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	waitFor(t, out, `"msg":"run pushed"`, 5*time.Second)
+	if body := api.want(200, "GET", "/", nil); !strings.Contains(body, "<th title=\"pushed to the central results store\">pushed</th>") ||
+		!strings.Contains(body, " to "+results.URI+" (database fleet)\">yes</td>") {
+		t.Errorf("the dashboard's runs list does not show the run pushed:\n%s", body)
+	}
 
 	// Host B: wtd run, then wtd push.
 	dbB := filepath.Join(t.TempDir(), "wtd.db")
@@ -184,6 +188,12 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	}
 	if r := runCLI(t, nil, "--db", dbB, "runs"); !strings.Contains(r.stdout, "waiting (1 failed)") {
 		t.Errorf("wtd runs with a run waiting:\n%s", r.stdout)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "show", "2"); !strings.Contains(r.stdout, "  pushed:    waiting in the outbox: 1 attempt failed, the last with ") {
+		t.Errorf("wtd show of a run waiting:\n%s", r.stdout)
+	}
+	if r := runCLI(t, nil, "--db", dbB, "show", "1"); !strings.Contains(r.stdout, " to "+results.URI+" (database fleet)\n") {
+		t.Errorf("wtd show of a pushed run:\n%s", r.stdout)
 	}
 	r = runCLI(t, nil, "--db", dbB, "push", "--results", results.URI, "--results-db", "fleet")
 	if r.code != 0 || !strings.Contains(r.stdout, "run 2: pushed") || strings.Contains(r.stdout, "run 1:") {

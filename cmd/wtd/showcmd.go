@@ -97,6 +97,9 @@ func showRun(w io.Writer, rec *record.Record) {
 	fmt.Fprintf(w, "  wtd:       %s\n", r.WtdVersion)
 	showArtifacts(w, rec.Files)
 	fmt.Fprintf(w, "  samples:   %d (%s)\n", rec.Samples, strings.Join(rec.Sources, ", "))
+	if p := rec.Push; p != nil {
+		fmt.Fprintf(w, "  pushed:    %s\n", pushLine(*p))
+	}
 	for i, t := range rec.Thresholds {
 		label := ""
 		if i == 0 {
@@ -333,4 +336,20 @@ func showHostLoad(w io.Writer, h *record.HostLoad) {
 	if why := h.Busy(); why != "" {
 		fmt.Fprintf(w, "              busy with other work (%s): comparisons of this step are not reliable\n", why)
 	}
+}
+
+// pushLine is a run's push to the central results store in words.
+func pushLine(p store.Push) string {
+	if !p.Waiting() {
+		return fmt.Sprintf("%s to %s", p.PushedAt.Local().Format("2006-01-02 15:04:05"), termLine(p.Dest))
+	}
+	if p.Attempts == 0 {
+		return "waiting in the outbox"
+	}
+	tries := "1 attempt"
+	if p.Attempts > 1 {
+		tries = fmt.Sprintf("%d attempts", p.Attempts)
+	}
+	return fmt.Sprintf("waiting in the outbox: %s failed, the last with %s; next at %s", tries,
+		termLine(store.RedactURI(p.LastError)), p.NextAt.Local().Format("15:04:05"))
 }

@@ -141,6 +141,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	w.SetConnMaxIdleTime(0)
 	if err := retryBusy(ctx, func() error { return migrate(ctx, w, migrations) }); err != nil {
 		w.Close()
+		if isCorrupt(err) {
+			return nil, damaged(path, err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	conn, err := w.Conn(ctx)
@@ -204,6 +207,23 @@ func isBusy(err error) bool {
 		return c == 5 || c == 6
 	}
 	return false
+}
+
+// isCorrupt reports an SQLITE_CORRUPT or SQLITE_NOTADB error: a damaged
+// file (its schema unreadable, say).
+func isCorrupt(err error) bool {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		c := coded.Code() & 0xff
+		return c == 11 || c == 26
+	}
+	return false
+}
+
+// damaged is the error of a results database found damaged, before
+// anything was started with it.
+func damaged(path string, what any) error {
+	return fmt.Errorf("check results database %s: %v: nothing was started; move the file aside or restore a copy (--db names another database)", path, what)
 }
 
 // dsn is the data source name of the writer or of the read-only pool.
@@ -340,9 +360,7 @@ func (s *Store) OnFailure(fn func(error)) {
 // QuickCheck runs SQLite's quick_check on the database and returns an error
 // naming the first problem it finds.
 func (s *Store) QuickCheck(ctx context.Context) error {
-	fail := func(what any) error {
-		return fmt.Errorf("check results database %s: %v: nothing was started; move the file aside or restore a copy (--db names another database)", s.path, what)
-	}
+	fail := func(what any) error { return damaged(s.path, what) }
 	rows, err := s.r.QueryContext(ctx, "PRAGMA quick_check")
 	if err != nil {
 		return fail(err)
