@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -204,5 +207,96 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	}
 	if all := fleetRuns(t, results.URI); len(all) != 3 {
 		t.Errorf("results store after host B's second run: %d runs, want 3", len(all))
+	}
+}
+
+// TestSilentResultsStoreDelaysNothing: with a results store that takes
+// connections and never answers, a run the daemon fires ends as usual, the
+// next fire right after it starts at once, each run waits in the outbox
+// with the timeout as its error, and SIGTERM stops the daemon within its
+// budget though a push is stuck.
+func TestSilentResultsStoreDelaysNothing(t *testing.T) {
+	_, mm := binaries(t)
+	srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, c) // read nothing, answer nothing
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, c := range held {
+			c.Close()
+		}
+		mu.Unlock()
+	}()
+	dir := t.TempDir()
+	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
+	cfgPath := daemonConfig(t, dir, listen, mm, srv.URI)
+	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "results:\n  uri: mongodb://%s/\n", silent.Addr())
+	f.Close()
+	daemon, out := startWtd(t, t.TempDir(), "daemon", "--config", cfgPath)
+	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
+	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
+	var ids []int64
+	var gaps []time.Duration
+	for range 2 {
+		var fired struct {
+			RunID int64 `json:"run_id"`
+		}
+		asked := time.Now()
+		api.want(202, "POST", "/api/v1/schedules/quick/run", &fired)
+		gaps = append(gaps, time.Since(asked))
+		if run := api.waitRun(fired.RunID, 60*time.Second); run.Run.Status != "ok" {
+			t.Fatalf("run %d: %+v", fired.RunID, run.Run)
+		}
+		ids = append(ids, fired.RunID)
+	}
+	for i, g := range gaps {
+		if g > 5*time.Second {
+			t.Errorf("fire %d took %s to start its run with the results store silent", i+1, g)
+		}
+	}
+	db := filepath.Join(dir, "wtd.db")
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		runs := runsJSON(t, db)
+		if len(runs) == 2 && runs[1].Push != nil && runs[1].Push.Attempts >= 1 && runs[1].Push.Waiting && runs[1].Push.LastError != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %d's push did not fail within 40 s: %+v\n%s", ids[0], runs, out.String())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	stopped := time.Now()
+	daemon.Process.Signal(syscall.SIGTERM)
+	if err := daemon.Wait(); err != nil {
+		t.Fatalf("daemon after SIGTERM: %v\n%s", err, out.String())
+	}
+	if d := time.Since(stopped); d > 15*time.Second {
+		t.Errorf("the daemon took %s to stop with a push stuck", d)
+	}
+	for _, r := range runsJSON(t, db) {
+		if r.Push == nil || !r.Push.Waiting {
+			t.Errorf("run %d after the daemon stopped: %+v, want it waiting in the outbox", r.ID, r.Push)
+		}
 	}
 }
