@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/fleet"
 	"wtd/internal/testbin"
@@ -189,6 +191,27 @@ func TestTwoHostsPushToOneResultsStore(t *testing.T) {
 			if len(want) == 0 || !cmp.Equal(want, got, cmpSamples) {
 				t.Errorf("host %d, %s: %d samples in the results store, %d on the host, or they differ", i+1, src, len(got), len(want))
 			}
+		}
+		// Read back, the run is the view its host shows.
+		found, err := sink.Find(ctx, hostID+":1")
+		if err != nil || found.UUID != r.UUID {
+			t.Fatalf("Find %s:1: %+v, %v", hostID, found, err)
+		}
+		if byUUID, err := sink.Find(ctx, r.UUID); err != nil || byUUID.Key != r.Key {
+			t.Errorf("Find %s: %+v, %v", r.UUID, byUUID, err)
+		}
+		central, err := sink.View(ctx, found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := record.Load(ctx, st, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := rec.View()
+		want.Run.Push = nil
+		if d := cmp.Diff(asJSON(t, want), asJSON(t, central)); d != "" {
+			t.Errorf("host %d's run read back from the results store (-host +store):\n%s", i+1, d)
 		}
 		if first[i].Inserted != first[i].Docs || first[i].Frames == 0 {
 			t.Errorf("host %d's first push: %+v, want every document new", i+1, first[i])
@@ -364,4 +387,18 @@ func TestResultsStoreStoppedDuringAPush(t *testing.T) {
 			t.Errorf("%s: %d documents, want %d", coll, n, want)
 		}
 	}
+}
+
+// asJSON is v as its JSON decodes: maps, slices, float64s.
+func asJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -3,7 +3,11 @@ package fleet
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -84,4 +88,110 @@ func fleetRun(doc bson.Raw) (FleetRun, error) {
 	}
 	r.UUID = id.ID
 	return r, nil
+}
+
+// ErrNoRun reports a run the results store does not hold.
+var ErrNoRun = errors.New("no such run in the results store")
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+// Find returns the run ref names: its UUID, or HOST:RUN where HOST is a
+// host id or a host's name (the newest such run, should a host have used
+// the id twice).
+func (s *Sink) Find(ctx context.Context, ref string) (FleetRun, error) {
+	var q bson.D
+	if uuidPattern.MatchString(ref) {
+		q = bson.D{{Key: "_id", Value: ref}}
+	} else {
+		i := strings.LastIndexByte(ref, ':')
+		id, err := strconv.ParseInt(ref[i+1:], 10, 64)
+		if i <= 0 || err != nil || id < 1 {
+			return FleetRun{}, fmt.Errorf("run %q: want HOST:RUN (a host id or name, and a run id) or a run's UUID", ref)
+		}
+		host := ref[:i]
+		q = bson.D{{Key: "run_id", Value: id},
+			{Key: "$or", Value: bson.A{bson.D{{Key: "host_id", Value: host}}, bson.D{{Key: "host", Value: host}}}}}
+	}
+	cur, err := s.db.Collection(RunsCollection).Find(ctx, q, options.Find().SetSort(bson.D{{Key: "started_at", Value: -1}}).SetLimit(1))
+	if err != nil {
+		return FleetRun{}, fmt.Errorf("find run %s in the results store: %s", ref, store.RedactURI(err.Error()))
+	}
+	defer cur.Close(ctx)
+	if !cur.Next(ctx) {
+		if err := cur.Err(); err != nil {
+			return FleetRun{}, fmt.Errorf("find run %s in the results store: %s", ref, store.RedactURI(err.Error()))
+		}
+		return FleetRun{}, fmt.Errorf("run %s: %w", ref, ErrNoRun)
+	}
+	return fleetRun(cur.Current)
+}
+
+// View reads run r back from the results store in the one run shape, as
+// wtd show --json of its host printed it when it was pushed.
+func (s *Sink) View(ctx context.Context, r FleetRun) (record.View, error) {
+	var doc bson.Raw
+	if err := s.db.Collection(RunsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: r.UUID}}).Decode(&doc); err != nil {
+		return record.View{}, fmt.Errorf("read run %s: %s", r.Key, store.RedactURI(err.Error()))
+	}
+	parts := map[string]json.RawMessage{}
+	for _, key := range []string{"run", "servers", "changes", "files", "samples", "tables", "tunings", "thresholds"} {
+		b, err := rawJSON(doc.Lookup(key))
+		if err != nil {
+			return record.View{}, fmt.Errorf("read run %s: %s: %w", r.Key, key, err)
+		}
+		parts[key] = b
+	}
+	for coll, key := range map[string]string{StepsCollection: "steps", EventsCollection: "output"} {
+		order := "seq"
+		if coll == EventsCollection {
+			order = "n"
+		}
+		cur, err := s.db.Collection(coll).Find(ctx, bson.D{{Key: "run", Value: r.UUID}}, options.Find().SetSort(bson.D{{Key: order, Value: 1}}))
+		if err != nil {
+			return record.View{}, fmt.Errorf("read the %s of run %s: %s", key, r.Key, store.RedactURI(err.Error()))
+		}
+		list := []json.RawMessage{}
+		for cur.Next(ctx) {
+			b, err := bson.MarshalExtJSON(cur.Current, false, false)
+			if err != nil {
+				cur.Close(ctx)
+				return record.View{}, err
+			}
+			list = append(list, b)
+		}
+		err = cur.Err()
+		cur.Close(ctx)
+		if err != nil {
+			return record.View{}, fmt.Errorf("read the %s of run %s: %s", key, r.Key, store.RedactURI(err.Error()))
+		}
+		if parts[key], err = json.Marshal(list); err != nil {
+			return record.View{}, err
+		}
+	}
+	b, err := json.Marshal(parts)
+	if err != nil {
+		return record.View{}, err
+	}
+	var v record.View
+	if err := json.Unmarshal(b, &v); err != nil {
+		return record.View{}, fmt.Errorf("read run %s: %w", r.Key, err)
+	}
+	return v, nil
+}
+
+// rawJSON is a BSON value as relaxed extended JSON: the JSON it was made
+// from (bsonValue).
+func rawJSON(v bson.RawValue) (json.RawMessage, error) {
+	if v.Type == 0 {
+		return json.RawMessage("null"), nil
+	}
+	b, err := bson.MarshalExtJSON(bson.D{{Key: "v", Value: v}}, false, false)
+	if err != nil {
+		return nil, err
+	}
+	var wrap struct{ V json.RawMessage }
+	if err := json.Unmarshal(b, &wrap); err != nil {
+		return nil, err
+	}
+	return wrap.V, nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"wtd/internal/testbin"
 )
 
@@ -165,6 +167,28 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	}
 	if one := fleetRuns(t, results.URI, "--host", hostB); len(one) != 1 || one[0].Key != hostB+":1" {
 		t.Errorf("wtd runs --results --host %s: %+v", hostB, one)
+	}
+	// wtd show of a run of the results store is its host's, but for the
+	// host's outbox.
+	central := runCLI(t, nil, "show", hostB+":1", "--results", results.URI, "--results-db", "fleet", "--json")
+	local := runCLI(t, nil, "--db", dbB, "show", "1", "--json")
+	var cv, lv map[string]any
+	if err := json.Unmarshal([]byte(central.stdout), &cv); err != nil {
+		t.Fatalf("wtd show --results --json: %v\n%s%s", err, central.stdout, central.stderr)
+	}
+	if err := json.Unmarshal([]byte(local.stdout), &lv); err != nil {
+		t.Fatal(err)
+	}
+	lv["run"].(map[string]any)["push"] = nil
+	if d := cmp.Diff(lv, cv); d != "" {
+		t.Errorf("wtd show %s:1 --results --json differs from wtd show 1 on host B (-host +store):\n%s", hostB, d)
+	}
+	if r := runCLI(t, nil, "show", hostB+":1", "--results", results.URI, "--results-db", "fleet"); r.code != 0 ||
+		!strings.HasPrefix(r.stdout, "run "+hostB+":1  ok  ") || !strings.Contains(r.stdout, "    2  reads ") {
+		t.Errorf("wtd show %s:1 --results:\n%s%s", hostB, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "show", hostB+":9", "--results", results.URI, "--results-db", "fleet"); r.code != 2 || !strings.Contains(r.stderr, "no such run in the results store") {
+		t.Errorf("wtd show of a run the store lacks: %d %s", r.code, r.stderr)
 	}
 	if r := runCLI(t, nil, "runs", "--results", results.URI, "--results-db", "fleet"); r.code != 0 || !strings.Contains(r.stdout, hostB+":1") {
 		t.Errorf("wtd runs --results:\n%s%s", r.stdout, r.stderr)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -14,10 +15,12 @@ import (
 
 	"wtd/engine/record"
 	"wtd/engine/store"
+	"wtd/fleet"
 )
 
 func newShowCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
 	var asJSON bool
+	var rf resultsFlags
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run: parameters, servers, steps, provenance, results and its output",
@@ -32,13 +35,25 @@ report.table printed, redrawn from the recorded steps.
 ` + runArgHelp + `
 
 --json prints the same as one JSON document, the one GET /api/v1/runs/{id}
-answers (its keys are in docs/json.md).`,
+answers (its keys are in docs/json.md).
+
+With --results URI, RUN is a run of the central results store (see "Many
+hosts" in the README): HOST:RUN (a host id or name, and its run id) or the
+run's UUID; --json prints its document as its host did when it pushed it,
+and the text its header and steps.`,
 		Example: `  wtd show latest
   wtd show latest:cache_sweep
   wtd show 12 --json | jq '.steps[] | {name, duration_s}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			cfg, central, err := rf.config(env)
+			if err != nil {
+				return err
+			}
+			if central {
+				return showCentralRun(ctx, env, cfg, args[0], asJSON)
+			}
 			return withStore(ctx, openStore, func(st *store.Store) error {
 				id, err := resolveRun(ctx, st, args[0])
 				if err != nil {
@@ -57,7 +72,69 @@ answers (its keys are in docs/json.md).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
+	rf.add(cmd, "show a run of this central results store (RUN is HOST:RUN or its UUID)")
 	return cmd
+}
+
+// showCentralRun prints run ref of the central results store.
+func showCentralRun(ctx context.Context, env Env, cfg fleet.Config, ref string, asJSON bool) error {
+	sink, err := fleet.Open(ctx, cfg)
+	if err != nil {
+		return failed(err)
+	}
+	defer sink.Close(context.WithoutCancel(ctx))
+	r, err := sink.Find(ctx, ref)
+	if errors.Is(err, fleet.ErrNoRun) {
+		return usageErr("%v (see wtd runs --results)", err)
+	}
+	if err != nil {
+		return failed(err)
+	}
+	v, err := sink.View(ctx, r)
+	if err != nil {
+		return failed(err)
+	}
+	if asJSON {
+		return printJSON(env.Stdout, v)
+	}
+	w := termWriter{env.Stdout}
+	run := v.Run
+	end := time.Time{}
+	if run.EndedAt != nil {
+		end = *run.EndedAt
+	}
+	fmt.Fprintf(w, "run %s  %s  %s\n", r.Key, run.Status, termLine(run.Playbook))
+	fmt.Fprintf(w, "  host:      %s (id %s), %s\n", orDash(termLine(r.Host)), r.HostID, record.HostShort(run.Host))
+	fmt.Fprintf(w, "  uuid:      %s\n", r.UUID)
+	fmt.Fprintf(w, "  started:   %s (%s)\n", run.StartedAt.Format(time.RFC3339), duration(run.StartedAt, end))
+	if run.Reason != nil {
+		fmt.Fprintf(w, "  reason:    %s\n", termLine(*run.Reason))
+	}
+	fmt.Fprintf(w, "  trigger:   %s\n", run.Trigger)
+	fmt.Fprintf(w, "  params:    %s\n", orDash(termLine(record.ParamsShort(run.Params))))
+	fmt.Fprintf(w, "  wtd:       %s\n", run.WtdVersion)
+	fmt.Fprintf(w, "  samples:   %d (%s)\n", v.Samples.Count, strings.Join(v.Samples.Sources, ", "))
+	if len(v.Steps) > 0 {
+		fmt.Fprintf(w, "\nsteps (start is the offset from the run's start)\n")
+		fmt.Fprintf(w, "  %3s  %-44s  %-8s  %9s  %9s\n", "seq", "step", "status", "start", "duration")
+		for _, s := range v.Steps {
+			d := "-"
+			if s.DurationS != nil {
+				d = (time.Duration(*s.DurationS * float64(time.Second))).Round(100 * time.Millisecond).String()
+			}
+			fmt.Fprintf(w, "  %3d  %-44s  %-8s  %9s  %9s\n", s.Seq, clip(termLine(stepTitle(s)), 44), s.Status,
+				fmt.Sprintf("+%.2fs", s.StartOffsetS), d)
+		}
+	}
+	return nil
+}
+
+// stepTitle is a step's name with its labels, as wtd show lists steps.
+func stepTitle(s record.Step) string {
+	if len(s.Labels) == 0 {
+		return s.Name
+	}
+	return s.Name + " (" + record.ParamsShort(s.Labels) + ")"
 }
 
 func duration(start, end time.Time) string {
