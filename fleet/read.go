@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -32,7 +33,9 @@ type FleetRun struct {
 type Filter struct {
 	Host     string // a host id or a host name; "" all
 	Playbook string // a playbook's name (its file name without .lua); "" all
-	Limit    int    // 0: all
+	Status   string // ok, failed or aborted; "" all
+	Since    time.Time
+	Limit    int // 0: all
 }
 
 // List returns the runs of the results store f selects, newest first.
@@ -43,6 +46,12 @@ func (s *Sink) List(ctx context.Context, f Filter) ([]FleetRun, error) {
 	}
 	if f.Playbook != "" {
 		q = append(q, bson.E{Key: "playbook", Value: PlaybookName(f.Playbook)})
+	}
+	if f.Status != "" {
+		q = append(q, bson.E{Key: "status", Value: f.Status})
+	}
+	if !f.Since.IsZero() {
+		q = append(q, bson.E{Key: "started_at", Value: bson.D{{Key: "$gte", Value: bson.NewDateTimeFromTime(f.Since)}}})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "started_at", Value: -1}}).
 		SetProjection(bson.D{{Key: "host_id", Value: 1}, {Key: "host", Value: 1}, {Key: "key", Value: 1}, {Key: "steps", Value: 1},

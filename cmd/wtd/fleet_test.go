@@ -168,6 +168,15 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	if one := fleetRuns(t, results.URI, "--host", hostB); len(one) != 1 || one[0].Key != hostB+":1" {
 		t.Errorf("wtd runs --results --host %s: %+v", hostB, one)
 	}
+	if none := fleetRuns(t, results.URI, "--status", "failed"); len(none) != 0 {
+		t.Errorf("wtd runs --results --status failed: %+v, want none", none)
+	}
+	if later := fleetRuns(t, results.URI, "--since", "1s"); len(later) != 0 {
+		t.Errorf("wtd runs --results --since 1s: %+v, want none", later)
+	}
+	if both := fleetRuns(t, results.URI, "--since", "1h", "--status", "ok", "--playbook", "pb"); len(both) != 1 {
+		t.Errorf("wtd runs --results --since 1h --status ok --playbook pb: %+v, want host B's run", both)
+	}
 	// wtd show of a run of the results store is its host's, but for the
 	// host's outbox.
 	central := runCLI(t, nil, "show", hostB+":1", "--results", results.URI, "--results-db", "fleet", "--json")

@@ -37,8 +37,9 @@ the README) shows its state in a column "pushed": yes, or waiting (with the
 failed attempts); --waiting lists only the runs still waiting.
 
 --results URI lists the runs of the central results store instead, of every
-host that pushed there (--host: one host, by its id or name), newest first:
-each named HOSTID:RUN.`,
+host that pushed there (--host: one host, by its id or name; --playbook,
+--status, --since and --limit as for this host's), newest first: each named
+HOSTID:RUN (wtd show HOSTID:RUN --results URI shows one).`,
 		Example: `  wtd runs --playbook cache_sweep --status ok
   wtd runs --since 7d --json
   wtd runs --waiting
@@ -70,7 +71,7 @@ each named HOSTID:RUN.`,
 				if waiting {
 					return usageErr("--waiting is about this host's outbox: it does not go with --results")
 				}
-				return listCentralRuns(ctx, env, cfg, fleet.Filter{Host: host, Playbook: f.Playbook, Limit: limit}, f, asJSON)
+				return listCentralRuns(ctx, env, cfg, fleet.Filter{Host: host, Playbook: f.Playbook, Status: f.Status, Since: f.Since, Limit: limit}, asJSON)
 			}
 			if host != "" {
 				return usageErr("--host selects a host of the central results store: give --results URI")
@@ -158,9 +159,9 @@ func pushedWord(p *record.Push) string {
 }
 
 // listCentralRuns prints the runs of the central results store.
-func listCentralRuns(ctx context.Context, env Env, cfg fleet.Config, ff fleet.Filter, f store.RunFilter, asJSON bool) error {
-	if f.Status != "" || !f.Since.IsZero() {
-		return usageErr("--status and --since do not go with --results yet; --host, --playbook and --limit do")
+func listCentralRuns(ctx context.Context, env Env, cfg fleet.Config, ff fleet.Filter, asJSON bool) error {
+	if ff.Status == store.StatusRunning {
+		return usageErr("--status running: the results store holds only runs that ended")
 	}
 	sink, err := fleet.Open(ctx, cfg)
 	if err != nil {
