@@ -3,10 +3,13 @@ package fleet
 import (
 	"context"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -90,7 +93,8 @@ func (s *Sink) Push(ctx context.Context, st *store.Store, id int64) (Stats, erro
 	}
 	uuid := RunUUID(hostID, id, rec.Run.StartedAt)
 	keys := bson.D{{Key: "run", Value: uuid}, {Key: "host_id", Value: hostID}, {Key: "run_id", Value: id}}
-	if err := s.pushFrames(ctx, st, id, uuid, keys, &stats); err != nil {
+	dict, err := s.pushFrames(ctx, st, id, uuid, keys, &stats)
+	if err != nil {
 		return stats, fmt.Errorf("push run %d: %w", id, err)
 	}
 	v := rec.View()
@@ -117,7 +121,7 @@ func (s *Sink) Push(ctx context.Context, st *store.Store, id int64) (Stats, erro
 	if err := s.write(ctx, EventsCollection, events, &stats); err != nil {
 		return stats, fmt.Errorf("push run %d: %w", id, err)
 	}
-	runDoc, err := s.runDoc(hostID, uuid, rec, v, stats)
+	runDoc, err := s.runDoc(hostID, uuid, dict, rec, v, stats)
 	if err != nil {
 		return stats, fmt.Errorf("push run %d: %w", id, err)
 	}
@@ -130,12 +134,13 @@ func (s *Sink) Push(ctx context.Context, st *store.Store, id int64) (Stats, erro
 // runDoc is the run's document: its keys, what the fleet is listed and
 // filtered by, and the view's parts but steps and output (in their own
 // collections).
-func (s *Sink) runDoc(hostID, uuid string, rec *record.Record, v record.View, stats Stats) (bson.Raw, error) {
+func (s *Sink) runDoc(hostID, uuid, dict string, rec *record.Record, v record.View, stats Stats) (bson.Raw, error) {
 	r := rec.Run
 	d := bson.D{{Key: "_id", Value: uuid}, {Key: "host_id", Value: hostID}, {Key: "host", Value: r.OwnerHost}, {Key: "run_id", Value: r.ID},
 		{Key: "key", Value: RunKey(hostID, r.ID)}, {Key: "playbook", Value: PlaybookName(r.PlaybookPath)}, {Key: "status", Value: r.Status},
 		{Key: "started_at", Value: bson.NewDateTimeFromTime(r.StartedAt)}, {Key: "ended_at", Value: bson.NewDateTimeFromTime(r.EndedAt)},
-		{Key: "steps", Value: len(v.Steps)}, {Key: "events", Value: len(v.Output)}, {Key: "frames", Value: stats.Frames}}
+		{Key: "steps", Value: len(v.Steps)}, {Key: "events", Value: len(v.Output)}, {Key: "frames", Value: stats.Frames},
+		{Key: "metrics", Value: dict}}
 	parts := []struct {
 		key string
 		val any
@@ -152,11 +157,11 @@ func (s *Sink) runDoc(hostID, uuid string, rec *record.Record, v record.View, st
 }
 
 // pushFrames writes the run's frames the store lacks, and the names of
-// their metric ids.
-func (s *Sink) pushFrames(ctx context.Context, st *store.Store, id int64, uuid string, keys bson.D, stats *Stats) error {
+// their metric ids; it returns the names' dictionary.
+func (s *Sink) pushFrames(ctx context.Context, st *store.Store, id int64, uuid string, keys bson.D, stats *Stats) (string, error) {
 	have, err := s.frameIDs(ctx, uuid)
 	if err != nil {
-		return err
+		return "", err
 	}
 	var batch []bson.Raw
 	names, err := st.Frames(ctx, id, func(f store.Frame) error {
@@ -180,23 +185,38 @@ func (s *Sink) pushFrames(ctx context.Context, st *store.Store, id int64, uuid s
 		return err
 	})
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := s.write(ctx, FramesCollection, batch, stats); err != nil {
-		return err
+		return "", err
 	}
-	ids := make([]int64, 0, len(names))
-	list := make([]string, 0, len(names))
-	for k, n := range names {
-		ids = append(ids, k)
-		list = append(list, n)
+	return s.pushNames(ctx, names, stats)
+}
+
+// pushNames writes the dictionary of the metric ids a run's frames hold,
+// unless the store has it: it is named by its content (a sha256), so the
+// runs of a host that record the same metrics share one.
+func (s *Sink) pushNames(ctx context.Context, names map[int64]string, stats *Stats) (string, error) {
+	ids := slices.Sorted(maps.Keys(names))
+	list := make([]string, len(ids))
+	h := sha256.New()
+	for i, id := range ids {
+		list[i] = names[id]
+		fmt.Fprintf(h, "%d\x00%s\x00", id, list[i])
 	}
-	d, err := bson.Marshal(append(bson.D{{Key: "_id", Value: uuid}}, append(keys,
-		bson.E{Key: "ids", Value: ids}, bson.E{Key: "names", Value: list})...))
+	dict := "names:" + hex.EncodeToString(h.Sum(nil))
+	n, err := s.db.Collection(MetricsCollection).CountDocuments(ctx, bson.D{{Key: "_id", Value: dict}})
 	if err != nil {
-		return err
+		return "", fmt.Errorf("look up the metric names: %s", store.RedactURI(err.Error()))
 	}
-	return s.write(ctx, MetricsCollection, []bson.Raw{d}, stats)
+	if n > 0 {
+		return dict, nil
+	}
+	d, err := bson.Marshal(bson.D{{Key: "_id", Value: dict}, {Key: "ids", Value: ids}, {Key: "names", Value: list}})
+	if err != nil {
+		return "", err
+	}
+	return dict, s.write(ctx, MetricsCollection, []bson.Raw{d}, stats)
 }
 
 // frameIDs are the _ids of the frames of run uuid the store has.

@@ -73,11 +73,17 @@ var cmpSamples = cmp.Options{cmpopts.EquateEmpty(), cmp.Comparer(func(a, b float
 func centralSamples(t *testing.T, sink *fleet.Sink, uuid, source string) []store.Sample {
 	t.Helper()
 	ctx := context.Background()
+	var run struct {
+		Metrics string `bson:"metrics"`
+	}
+	if err := sink.Database().Collection(fleet.RunsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: uuid}}).Decode(&run); err != nil {
+		t.Fatal(err)
+	}
 	var names struct {
 		IDs   []int64  `bson:"ids"`
 		Names []string `bson:"names"`
 	}
-	if err := sink.Database().Collection(fleet.MetricsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: uuid}}).Decode(&names); err != nil {
+	if err := sink.Database().Collection(fleet.MetricsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: run.Metrics}}).Decode(&names); err != nil {
 		t.Fatal(err)
 	}
 	m := map[int64]string{}

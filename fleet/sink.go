@@ -18,7 +18,7 @@ const (
 	StepsCollection   = "steps"   // one a step
 	EventsCollection  = "events"  // one a line of the run's output
 	FramesCollection  = "frames"  // one a samples block of a source
-	MetricsCollection = "metrics" // one a run: the names of the metric ids its frames hold
+	MetricsCollection = "metrics" // one a set of metric names: those of the ids in runs' frames, named by their sha256
 )
 
 // Sink is a connection to the central results store.
