@@ -1,16 +1,12 @@
 package fleet_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +18,7 @@ import (
 	"wtd/engine/record"
 	"wtd/engine/store"
 	"wtd/fleet"
+	"wtd/internal/fakemongod"
 	"wtd/internal/testbin"
 )
 
@@ -245,78 +242,6 @@ func TestTwoHostsPushToOneResultsStore(t *testing.T) {
 	}
 }
 
-// cutProxy passes connections to upstream until a client message holds
-// cut: then it drops that message, calls stop and closes every
-// connection. Later connections pass again.
-type cutProxy struct {
-	ln       net.Listener
-	upstream string
-	cut      []byte
-	stop     func()
-	mu       sync.Mutex
-	done     bool
-	conns    []net.Conn
-}
-
-func startCutProxy(t *testing.T, upstream string, cut []byte, stop func()) *cutProxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cutProxy{ln: ln, upstream: upstream, cut: cut, stop: stop}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go p.serve(c)
-		}
-	}()
-	return p
-}
-
-func (p *cutProxy) serve(c net.Conn) {
-	defer c.Close()
-	up, err := net.Dial("tcp", p.upstream)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	p.mu.Lock()
-	p.conns = append(p.conns, c, up)
-	p.mu.Unlock()
-	go io.Copy(c, up)
-	buf := make([]byte, 1<<16)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			p.mu.Lock()
-			cutNow := !p.done && bytes.Contains(buf[:n], p.cut)
-			if cutNow {
-				p.done = true
-			}
-			p.mu.Unlock()
-			if cutNow {
-				p.stop()
-				p.mu.Lock()
-				for _, x := range p.conns {
-					x.Close()
-				}
-				p.mu.Unlock()
-				return
-			}
-			if _, err := up.Write(buf[:n]); err != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
 // TestResultsStoreStoppedDuringAPush: the results server stops when the
 // push has written a run's frames but not its steps; the run stays in
 // the outbox with the error and a retry after the backoff; with the
@@ -343,8 +268,8 @@ func TestResultsStoreStoppedDuringAPush(t *testing.T) {
 		t.Fatal(err)
 	}
 	uuid := fleet.RunUUID(hostID, 1, local.StartedAt)
-	proxy := startCutProxy(t, fmt.Sprintf("127.0.0.1:%d", results.Port), []byte(uuid+"/step/1"), stop)
-	cfg := fleet.Config{URI: "mongodb://" + proxy.ln.Addr().String(), Database: "fleet", Timeout: 2 * time.Second}
+	proxy := fakemongod.StartCutProxy(t, fmt.Sprintf("127.0.0.1:%d", results.Port), []byte(uuid+"/step/1"), stop)
+	cfg := fleet.Config{URI: "mongodb://" + proxy.Addr(), Database: "fleet", Timeout: 2 * time.Second}
 	p := &fleet.Pusher{Config: cfg, Store: st, RetryFirst: time.Minute}
 	start := time.Now()
 	res, err := p.PushRuns(ctx, []int64{1})

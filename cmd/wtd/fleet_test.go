@@ -1,19 +1,26 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"wtd/internal/fakemongod"
 	"wtd/internal/testbin"
 )
 
@@ -332,4 +339,91 @@ func TestSilentResultsStoreDelaysNothing(t *testing.T) {
 			t.Errorf("run %d after the daemon stopped: %+v, want it waiting in the outbox", r.ID, r.Push)
 		}
 	}
+}
+
+// TestDaemonKilledMidPush: the daemon is SIGKILLed while it pushes a run,
+// after the run's frames and before its steps; the run stays in the
+// outbox, and the daemon started again pushes it at once, sending only
+// what the store lacked: the store holds each document once.
+func TestDaemonKilledMidPush(t *testing.T) {
+	_, mm := binaries(t)
+	results := testbin.StartMinimongod(t, 0)
+	srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")
+	var daemon atomic.Pointer[exec.Cmd]
+	proxy := fakemongod.StartCutProxy(t, fmt.Sprintf("127.0.0.1:%d", results.Port), []byte("/step/1"), func() {
+		if d := daemon.Load(); d != nil {
+			d.Process.Signal(syscall.SIGKILL)
+		}
+	})
+	dir := t.TempDir()
+	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
+	cfgPath := daemonConfig(t, dir, listen, mm, srv.URI)
+	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "results:\n  uri: mongodb://%s/\n  database: fleet\n", proxy.Addr())
+	f.Close()
+	state := t.TempDir()
+	first, out := startWtd(t, state, "daemon", "--config", cfgPath)
+	daemon.Store(first)
+	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
+	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
+	api.want(202, "POST", "/api/v1/schedules/quick/run", nil)
+	exited := make(chan error, 1)
+	go func() { exited <- first.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the daemon was not killed mid-push within 90 s:\n%s", out.String())
+	}
+	if !proxy.Cut() {
+		t.Fatalf("the daemon ended, but not at the cut:\n%s", out.String())
+	}
+	db := filepath.Join(dir, "wtd.db")
+	runs := runsJSON(t, db)
+	if len(runs) != 1 || runs[0].Status != "ok" || runs[0].Push == nil || !runs[0].Push.Waiting {
+		t.Fatalf("after the kill: %+v, want run 1 ok and waiting in the outbox", runs)
+	}
+	ctx := context.Background()
+	client, err := mongo.Connect(options.Client().ApplyURI(results.URI))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Disconnect(ctx)
+	count := func(coll string) int64 {
+		n, err := client.Database("fleet").Collection(coll).CountDocuments(ctx, bson.D{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	frames := count("frames")
+	if frames == 0 || count("runs") != 0 || count("steps") != 0 {
+		t.Fatalf("results store after the kill: %d frames, %d runs, %d steps; want frames only", frames, count("runs"), count("steps"))
+	}
+
+	second, out2 := startWtd(t, state, "daemon", "--config", cfgPath)
+	daemon.Store(second)
+	waitFor(t, out2, `"msg":"run pushed"`, 60*time.Second)
+	var pushed struct {
+		Docs int `json:"docs"`
+		New  int `json:"new"`
+	}
+	for _, line := range strings.Split(out2.String(), "\n") {
+		if strings.Contains(line, `"msg":"run pushed"`) {
+			json.Unmarshal([]byte(line), &pushed)
+		}
+	}
+	if pushed.Docs == 0 || pushed.New != pushed.Docs {
+		t.Errorf("the push after the restart: %+v, want every document it sent new (the frames were not sent again)", pushed)
+	}
+	if runs := runsJSON(t, db); runs[0].Push == nil || runs[0].Push.Waiting {
+		t.Errorf("after the restart: %+v, want run 1 pushed", runs[0].Push)
+	}
+	if n := count("frames"); n != frames || count("runs") != 1 || count("steps") != 2 {
+		t.Errorf("results store after the restart: %d frames (%d before), %d runs, %d steps; want each once", n, frames, count("runs"), count("steps"))
+	}
+	second.Process.Signal(syscall.SIGTERM)
+	second.Wait()
 }
