@@ -102,7 +102,7 @@ func Run(ctx context.Context, opts Options, signals <-chan os.Signal) error {
 	reg, hooks := d.metrics()
 	d.sched = schedule.New(cfg, schedule.Options{Store: st, StateDir: opts.StateDir, Launch: d.launch, Log: opts.Log,
 		OnRunEnd: append(append(hooks, d.verdict), opts.OnRunEnd...), Recorded: d.queuePush})
-	api := web.New(web.Options{Store: st, Scheduler: d.sched, Log: opts.Log, Registry: reg})
+	api := web.New(web.Options{Store: st, Scheduler: d.sched, Log: opts.Log, Registry: reg, Results: results})
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Listen, err)

@@ -44,7 +44,7 @@ const dashboardRuns = 50
 type page struct {
 	Title string
 	Style template.CSS
-	Nav   string // runs, schedules or compare
+	Nav   string // runs, schedules, compare or fleet
 }
 
 func newPage(title, nav string) page { return page{Title: title, Style: dashboardStyle, Nav: nav} }
@@ -62,6 +62,7 @@ func (s *Server) registerDashboard() {
 	s.mux.HandleFunc("GET /runs/{id}", s.runPage)
 	s.mux.HandleFunc("GET /schedules", s.schedulesPage)
 	s.mux.HandleFunc("GET /compare", s.comparePage)
+	s.mux.HandleFunc("GET /fleet", s.fleetPage)
 	// Browsers ask for an icon; there is none.
 	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 }

@@ -317,6 +317,9 @@ func TestDashboardWithNoRunsAndMany(t *testing.T) {
 	if _, body := get(t, srv.URL+"/"); !strings.Contains(body, "No runs recorded yet") {
 		t.Errorf("the empty list does not say so:\n%s", body)
 	}
+	if code, body := get(t, srv.URL+"/fleet"); code != 200 || !strings.Contains(body, "No central results store is configured") {
+		t.Errorf("the fleet page without a results store: %d\n%s", code, body)
+	}
 	start := time.Unix(1700000000, 0)
 	for i := range 120 {
 		id, err := st.CreateRun(ctx, store.RunInfo{PlaybookPath: fmt.Sprintf("p%d.lua", i%3), Playbook: "-- x", StartedAt: start.Add(time.Duration(i) * time.Minute),

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"wtd/engine/store"
+	"wtd/fleet"
 	"wtd/schedule"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	// MaxImportBytes caps an upload to POST /api/v1/import;
 	// DefaultMaxImportBytes when 0.
 	MaxImportBytes int64
+	// Results is the central results store the fleet page reads (zero:
+	// none configured).
+	Results fleet.Config
 }
 
 // Server is the daemon's HTTP handler.

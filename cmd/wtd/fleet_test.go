@@ -184,6 +184,18 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	if both := fleetRuns(t, results.URI, "--since", "1h", "--status", "ok", "--playbook", "pb"); len(both) != 1 {
 		t.Errorf("wtd runs --results --since 1h --status ok --playbook pb: %+v, want host B's run", both)
 	}
+	// The daemon's fleet page: both hosts, each playbook's last run.
+	body := api.want(200, "GET", "/fleet", nil)
+	hostA := all[0].HostID
+	if hostA == hostB {
+		hostA = all[1].HostID
+	}
+	if !strings.Contains(body, "2 hosts in "+results.URI+" (database fleet)") || strings.Count(body, `<tr class="fleet-run">`) != 2 ||
+		!strings.Contains(body, "<td><code>"+hostA+"</code></td><td>quick</td><td><code>"+hostA+":1</code></td>") ||
+		!strings.Contains(body, "<td><code>"+hostB+"</code></td><td>pb</td><td><code>"+hostB+":1</code></td>") ||
+		!strings.Contains(body, ">no baseline</span>") {
+		t.Errorf("the fleet page:\n%s", body)
+	}
 	// wtd show of a run of the results store is its host's, but for the
 	// host's outbox.
 	central := runCLI(t, nil, "show", hostB+":1", "--results", results.URI, "--results-db", "fleet", "--json")
