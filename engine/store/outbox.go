@@ -135,25 +135,35 @@ func (s *Store) PushesDue(ctx context.Context, now time.Time) ([]Push, error) {
 // Pushes returns the outbox entries of runs ids (all entries when none is
 // given), by run id; a run never queued is absent.
 func (s *Store) Pushes(ctx context.Context, ids ...int64) (map[int64]Push, error) {
-	q := `SELECT ` + pushColumns + ` FROM outbox`
-	args := make([]any, len(ids))
-	if len(ids) > 0 {
-		q += ` WHERE run_id IN (?` + strings.Repeat(`, ?`, len(ids)-1) + `)`
-		for i, id := range ids {
+	out := map[int64]Push{}
+	read := func(q string, args ...any) error {
+		rows, err := s.r.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("read the outbox: %w", err)
+		}
+		list, err := scanPushes(rows)
+		if err != nil {
+			return fmt.Errorf("read the outbox: %w", err)
+		}
+		for _, p := range list {
+			out[p.RunID] = p
+		}
+		return nil
+	}
+	if len(ids) == 0 {
+		return out, read(`SELECT ` + pushColumns + ` FROM outbox`)
+	}
+	const chunk = 500 // as RunEndAttr: well below SQLite's bound on parameters
+	for len(ids) > 0 {
+		part := ids[:min(chunk, len(ids))]
+		ids = ids[len(part):]
+		args := make([]any, len(part))
+		for i, id := range part {
 			args[i] = id
 		}
-	}
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read the outbox: %w", err)
-	}
-	list, err := scanPushes(rows)
-	if err != nil {
-		return nil, fmt.Errorf("read the outbox: %w", err)
-	}
-	out := make(map[int64]Push, len(list))
-	for _, p := range list {
-		out[p.RunID] = p
+		if err := read(`SELECT `+pushColumns+` FROM outbox WHERE run_id IN (?`+strings.Repeat(`, ?`, len(part)-1)+`)`, args...); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

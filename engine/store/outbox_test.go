@@ -163,3 +163,26 @@ func TestFramesDecodeToTheSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestPushesOfManyRuns(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, "", Options{})
+	var ids []int64
+	for i := range 1200 {
+		id, err := s.CreateRun(ctx, RunInfo{PlaybookPath: "a.lua", StartedAt: time.Unix(1700000000+int64(i), 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := s.QueuePush(ctx, ids[:1100]...); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.Pushes(ctx, ids...)
+	if err != nil || len(ps) != 1100 {
+		t.Fatalf("pushes of 1200 runs, 1100 queued: %d (%v)", len(ps), err)
+	}
+	if _, ok := ps[ids[1099]]; !ok {
+		t.Errorf("the last one queued is missing")
+	}
+}
