@@ -209,15 +209,11 @@ func isBusy(err error) bool {
 	return false
 }
 
-// isCorrupt reports an SQLITE_CORRUPT or SQLITE_NOTADB error: a damaged
-// file (its schema unreadable, say).
+// isCorrupt reports an SQLITE_CORRUPT error: a damaged database (its
+// schema unreadable, say), not a file that is no database at all.
 func isCorrupt(err error) bool {
 	var coded interface{ Code() int }
-	if errors.As(err, &coded) {
-		c := coded.Code() & 0xff
-		return c == 11 || c == 26
-	}
-	return false
+	return errors.As(err, &coded) && coded.Code()&0xff == 11
 }
 
 // damaged is the error of a results database found damaged, before
