@@ -122,10 +122,22 @@ func centralSamples(t *testing.T, sink *fleet.Sink, uuid, source string) []store
 // from the pushed frames, equal to each host's own), under distinct host
 // ids; a push repeated sends no frame again and makes no new document.
 func TestTwoHostsPushToOneResultsStore(t *testing.T) {
+	twoHostsPushTo(t, testbin.StartMinimongod(t, 0).URI)
+}
+
+// TestTwoHostsPushToFerretDB: the same on FerretDB (its SQLite backend), a
+// MongoDB-compatible server this project did not write.
+func TestTwoHostsPushToFerretDB(t *testing.T) {
+	uri := testbin.StartFerretDB(t)
+	twoHostsPushTo(t, uri)
+}
+
+// twoHostsPushTo pushes the runs of two hosts to the results store at uri
+// and checks what it holds, and that a push repeated writes nothing.
+func twoHostsPushTo(t *testing.T, uri string) {
 	ctx := context.Background()
 	hosts := twoHosts(t)
-	results := testbin.StartMinimongod(t, 0)
-	cfg := fleet.Config{URI: results.URI, Database: "fleet"}
+	cfg := fleet.Config{URI: uri, Database: "fleet"}
 	var first []fleet.Stats
 	for _, st := range hosts {
 		p := &fleet.Pusher{Config: cfg, Store: st}

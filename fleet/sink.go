@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -86,13 +87,53 @@ var indexes = map[string][]mongo.IndexModel{
 		Options: options.Index().SetName("run_source_ts")}},
 }
 
+// ensureIndexes creates the indexes a collection lacks, by name. Only the
+// missing ones are asked for: creating an index that exists again is a
+// no-op for mongod, but not for every server that speaks its protocol
+// (FerretDB 1.24 drops the connection).
 func (s *Sink) ensureIndexes(ctx context.Context) error {
 	for _, coll := range []string{RunsCollection, StepsCollection, EventsCollection, FramesCollection} {
-		if _, err := s.db.Collection(coll).Indexes().CreateMany(ctx, indexes[coll]); err != nil {
+		iv := s.db.Collection(coll).Indexes()
+		specs, err := iv.ListSpecifications(ctx)
+		var ce mongo.CommandError
+		if errors.As(err, &ce) && ce.Code == 26 { // NamespaceNotFound: no collection yet
+			err = nil
+		}
+		if err != nil {
+			return fmt.Errorf("list the indexes of %s: %w", coll, err)
+		}
+		have := map[string]bool{}
+		for _, sp := range specs {
+			have[sp.Name] = true
+		}
+		var missing []mongo.IndexModel
+		for _, m := range indexes[coll] {
+			if name := indexName(m); !have[name] {
+				missing = append(missing, m)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if _, err := iv.CreateMany(ctx, missing); err != nil {
 			return fmt.Errorf("create the indexes of %s: %w", coll, err)
 		}
 	}
 	return nil
+}
+
+// indexName is the name an index model sets.
+func indexName(m mongo.IndexModel) string {
+	var o options.IndexOptions
+	if m.Options != nil {
+		for _, set := range m.Options.List() {
+			set(&o)
+		}
+	}
+	if o.Name == nil {
+		return ""
+	}
+	return *o.Name
 }
 
 // Dest is the store in words, without password.
