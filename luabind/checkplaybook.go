@@ -119,17 +119,7 @@ func CheckPlaybook(ctx context.Context, path, src string, overrides map[string]s
 	rep := &CheckReport{Path: path}
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
-	b.openSandbox(L)
-	b.openPatterns(L)
-	b.openParams(L)
-	b.openMongod(L)
-	b.openHost(L)
-	b.openStep(L)
-	b.openReport(L)
-	b.openThreshold(L)
-	b.openLog(L)
-	b.openSweep(L)
-	b.openTune(L)
+	b.openAll(L)
 
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {

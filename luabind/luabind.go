@@ -117,17 +117,7 @@ func RunPlaybook(ctx context.Context, path, src string, env Env) (map[string]any
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
 	defer b.flushOutput()
-	b.openSandbox(L)
-	b.openPatterns(L)
-	b.openParams(L)
-	b.openMongod(L)
-	b.openHost(L)
-	b.openStep(L)
-	b.openReport(L)
-	b.openThreshold(L)
-	b.openLog(L)
-	b.openSweep(L)
-	b.openTune(L)
+	b.openAll(L)
 
 	fn, err := L.Load(strings.NewReader(src), path)
 	if err != nil {
@@ -265,4 +255,20 @@ func moduleTable(L *lua.LState, module string, fns map[string]lua.LGFunction) *l
 	}))
 	L.SetMetatable(t, mt)
 	return t
+}
+
+// openAll opens the sandbox and every module of wtd's Lua API in L: a run
+// and a check (wtd check) see the same globals.
+func (b *binding) openAll(L *lua.LState) {
+	b.openSandbox(L)
+	b.openPatterns(L)
+	b.openParams(L)
+	b.openMongod(L)
+	b.openHost(L)
+	b.openStep(L)
+	b.openReport(L)
+	b.openThreshold(L)
+	b.openLog(L)
+	b.openSweep(L)
+	b.openTune(L)
 }
