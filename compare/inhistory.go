@@ -92,7 +92,7 @@ func VerdictInHistory(ctx context.Context, st *store.Store, id int64, opt Option
 		} else {
 			v.Faster = append(v.Faster, k)
 		}
-		if busy := hostBusy(id, []record.StepRecord{s}); busy != "" && !slices.Contains(v.HostBusy, busy) {
+		if busy := hostBusy(RunRef{ID: id}, []record.StepRecord{s}); busy != "" && !slices.Contains(v.HostBusy, busy) {
 			v.HostBusy = append(v.HostBusy, busy)
 		}
 	}

@@ -65,6 +65,18 @@ type RunRef struct {
 	Status    string         `json:"status"`
 	StartedAt time.Time      `json:"started_at"`
 	Params    map[string]any `json:"params"`
+	// Key names a run of the central results store (HOSTID:RUN); empty
+	// for a run of the local results database.
+	Key string `json:"key,omitempty"`
+}
+
+// Name is how the run is named in text: "run 12", or "run HOSTID:12" for
+// a run of the central results store.
+func (r RunRef) Name() string {
+	if r.Key != "" {
+		return "run " + r.Key
+	}
+	return fmt.Sprintf("run %d", r.ID)
 }
 
 // MeasureRow is one measure of a matched step in both runs.
@@ -115,10 +127,10 @@ func (r *Result) CellVerdict(s StepRow, m MeasureRow) string {
 
 // hostBusy words the busy hosts of a row's steps: "run 3 (load 7.4 on 2
 // cores, 61% CPU by other processes)", one per run.
-func hostBusy(id int64, steps []record.StepRecord) string {
+func hostBusy(run RunRef, steps []record.StepRecord) string {
 	for _, st := range steps {
 		if why := st.Host.Busy(); why != "" {
-			return fmt.Sprintf("run %d (%s)", id, why)
+			return fmt.Sprintf("%s (%s)", run.Name(), why)
 		}
 	}
 	return ""
@@ -173,6 +185,13 @@ func Baseline(ctx context.Context, st *store.Store, id int64, opt Options) (*Res
 		return nil, err
 	}
 	return Runs(ctx, st, base.ID, id, opt)
+}
+
+// refOf names rec's run, with its key in the central results store.
+func refOf(rec *record.Record) RunRef {
+	r := ref(rec.Run)
+	r.Key = rec.Key
+	return r
 }
 
 func ref(r store.Run) RunRef {
@@ -405,7 +424,7 @@ func Records(a, b *record.Record, opt Options) *Result {
 			params[x.Parameter] = true
 		}
 	}
-	res := &Result{A: ref(a.Run), B: ref(b.Run), Reasons: reasons(a, b, params), Alpha: opt.Alpha, MinChange: opt.MinChange, Test: opt.Test,
+	res := &Result{A: refOf(a), B: refOf(b), Reasons: reasons(a, b, params), Alpha: opt.Alpha, MinChange: opt.MinChange, Test: opt.Test,
 		Steps: []StepRow{}, OnlyInA: []string{}, OnlyInB: []string{}, Across: across}
 	if res.Reasons == nil {
 		res.Reasons = []string{}
@@ -502,7 +521,7 @@ func compareRow(title string, first record.StepRecord, a, b []record.StepRecord,
 		labels = withoutRound(first).Labels
 	}
 	row := StepRow{Step: title, Name: first.Name, Labels: labels, Rounds: rounds, SeqA: seqs(a), SeqB: seqs(b), Measures: []MeasureRow{}}
-	for _, busy := range []string{hostBusy(res.A.ID, a), hostBusy(res.B.ID, b)} {
+	for _, busy := range []string{hostBusy(res.A, a), hostBusy(res.B, b)} {
 		if busy != "" {
 			row.HostBusy = append(row.HostBusy, busy)
 		}
@@ -510,12 +529,12 @@ func compareRow(title string, first record.StepRecord, a, b []record.StepRecord,
 	failed := ""
 	for _, s := range a {
 		if s.Status != record.StatusOK {
-			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.A.ID, s.Status)
+			failed = fmt.Sprintf("step %d of %s %s", s.Seq, res.A.Name(), s.Status)
 		}
 	}
 	for _, s := range b {
 		if s.Status != record.StatusOK && failed == "" {
-			failed = fmt.Sprintf("step %d of run %d %s", s.Seq, res.B.ID, s.Status)
+			failed = fmt.Sprintf("step %d of %s %s", s.Seq, res.B.Name(), s.Status)
 		}
 	}
 	load := record.MeasuresOf(first).Load

@@ -138,6 +138,24 @@ func (s *Sink) Find(ctx context.Context, ref string) (FleetRun, error) {
 // View reads run r back from the results store in the one run shape, as
 // wtd show --json of its host printed it when it was pushed.
 func (s *Sink) View(ctx context.Context, r FleetRun) (record.View, error) {
+	return s.view(ctx, r, true)
+}
+
+// Record reads run r back from the results store as the Record compare
+// and history start from (record.FromView): its run, servers and steps
+// with their results and per-second series, not its events.
+func (s *Sink) Record(ctx context.Context, r FleetRun) (*record.Record, error) {
+	v, err := s.view(ctx, r, false)
+	if err != nil {
+		return nil, err
+	}
+	rec := record.FromView(v)
+	rec.Key = r.Key
+	return rec, nil
+}
+
+// view reads run r; its events (the view's output) only withOutput.
+func (s *Sink) view(ctx context.Context, r FleetRun, withOutput bool) (record.View, error) {
 	var doc bson.Raw
 	if err := s.db.Collection(RunsCollection).FindOne(ctx, bson.D{{Key: "_id", Value: r.UUID}}).Decode(&doc); err != nil {
 		return record.View{}, fmt.Errorf("read run %s: %s", r.Key, store.RedactURI(err.Error()))
@@ -150,7 +168,11 @@ func (s *Sink) View(ctx context.Context, r FleetRun) (record.View, error) {
 		}
 		parts[key] = b
 	}
+	parts["output"] = json.RawMessage("[]")
 	for coll, key := range map[string]string{StepsCollection: "steps", EventsCollection: "output"} {
+		if coll == EventsCollection && !withOutput {
+			continue
+		}
 		order := "seq"
 		if coll == EventsCollection {
 			order = "n"

@@ -213,8 +213,8 @@ func byLabels(rec *record.Record, by string) []string {
 }
 
 func viewComparison(r *compare.Result) comparisonView {
-	v := comparisonView{Result: r, Heading: fmt.Sprintf("Run %d compared with run %d", r.B.ID, r.A.ID),
-		ColA: fmt.Sprintf("run %d", r.A.ID), ColB: fmt.Sprintf("run %d", r.B.ID)}
+	v := comparisonView{Result: r, Heading: "R" + r.B.Name()[1:] + " compared with " + r.A.Name(),
+		ColA: r.A.Name(), ColB: r.B.Name()}
 	for _, a := range r.AcrossText() {
 		v.Matched = append(v.Matched, "Steps matched across "+a+".")
 	}

@@ -53,6 +53,9 @@ var dashboardStyle = report.Style() + template.CSS(`
 form.filter { display: flex; gap: 1em; flex-wrap: wrap; align-items: center; margin: 0 0 1em; }
 tr.run:hover, tr.schedule:hover { background: #f7f9fc; }
 p.empty { color: #555; }
+td.change-regression { border-left: 3px solid #b00; }
+td.change-improvement { border-left: 3px solid #070; }
+td.change-change { border-left: 3px solid #a60; }
 footer.api { margin-top: 2em; color: #666; font-size: 12px; border-top: 1px solid #eee; }
 `)
 
@@ -63,6 +66,8 @@ func (s *Server) registerDashboard() {
 	s.mux.HandleFunc("GET /schedules", s.schedulesPage)
 	s.mux.HandleFunc("GET /compare", s.comparePage)
 	s.mux.HandleFunc("GET /fleet", s.fleetPage)
+	s.mux.HandleFunc("GET /fleet/history", s.fleetHistoryPage)
+	s.mux.HandleFunc("GET /fleet/compare", s.fleetComparePage)
 	// Browsers ask for an icon; there is none.
 	s.mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 }

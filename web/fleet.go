@@ -30,6 +30,8 @@ type fleetPage struct {
 	Error      string
 	Hosts, Len int
 	Rows       []fleetRow
+	// CompareForm is the form comparing two runs of the results store.
+	CompareForm fleetComparePage
 }
 
 // fleetPage is GET /fleet: each host of the results store with the

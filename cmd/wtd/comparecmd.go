@@ -16,6 +16,7 @@ import (
 	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
+	"wtd/fleet"
 )
 
 type compareFlags struct {
@@ -24,6 +25,7 @@ type compareFlags struct {
 	asJSON    bool
 	minChange string
 	by        string
+	results   resultsFlags
 }
 
 // parseMinChange reads --min-change: a percentage, "5%" or "5"; 0 is none.
@@ -117,11 +119,7 @@ wtd import, "wtd compare 7@normal 7@incident".
 				return usageErr("--measure: %v", err)
 			}
 			ctx := cmd.Context()
-			return withStore(ctx, openStore, func(st *store.Store) error {
-				results, err := runComparisons(ctx, st, args, f)
-				if err != nil {
-					return err
-				}
+			print := func(results []*compare.Result) error {
 				if f.asJSON {
 					return printJSON(env.Stdout, results)
 				}
@@ -132,6 +130,27 @@ wtd import, "wtd compare 7@normal 7@incident".
 					printComparison(termWriter{env.Stdout}, r)
 				}
 				return nil
+			}
+			cfg, central, err := f.results.config(env)
+			if err != nil {
+				return err
+			}
+			if central {
+				if f.baseline != "" {
+					return usageErr("--baseline compares with a run of this host's results database: not with --results")
+				}
+				results, err := centralComparisons(ctx, cfg, args, f)
+				if err != nil {
+					return err
+				}
+				return print(results)
+			}
+			return withStore(ctx, openStore, func(st *store.Store) error {
+				results, err := runComparisons(ctx, st, args, f)
+				if err != nil {
+					return err
+				}
+				return print(results)
 			})
 		},
 	}
@@ -144,24 +163,18 @@ wtd import, "wtd compare 7@normal 7@incident".
 	cmd.Flags().StringVar(&f.by, "by", "", "compare within one run: the steps of each value of this label or setting against its first value")
 	cmd.Flags().StringSliceVar(&f.opt.IgnoreLabels, "ignore-label", nil, "labels to leave out when matching steps across runs (comma list)")
 	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print a JSON array of comparisons")
+	f.results.add(cmd, "compare runs of this central results store (each RUN is HOST:RUN or its UUID)")
 	return cmd
 }
 
 func runComparisons(ctx context.Context, st *store.Store, args []string, f compareFlags) ([]*compare.Result, error) {
-	if f.by != "" {
-		id, err := resolveRun(ctx, st, args[0])
+	load := func(ref string) (*record.Record, error) {
+		id, err := resolveRun(ctx, st, ref)
 		if err != nil {
 			return nil, err
 		}
 		rec, err := record.LoadSteps(ctx, st, id)
-		if err != nil {
-			return nil, failed(err)
-		}
-		r, err := compare.By(rec, f.by, f.opt)
-		if err != nil {
-			return nil, usageErr("--by: %v", err)
-		}
-		return []*compare.Result{r}, nil
+		return rec, failed(err)
 	}
 	if f.baseline != "" {
 		id, err := resolveRun(ctx, st, f.baseline)
@@ -174,7 +187,45 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 		}
 		return []*compare.Result{r}, failed(err)
 	}
-	ids := make([]int64, len(args))
+	return compareRecords(args, f, load)
+}
+
+// centralComparisons compares runs of the central results store cfg
+// names, read back as their hosts recorded them.
+func centralComparisons(ctx context.Context, cfg fleet.Config, args []string, f compareFlags) ([]*compare.Result, error) {
+	sink, err := fleet.Open(ctx, cfg)
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer sink.Close(context.WithoutCancel(ctx))
+	return compareRecords(args, f, func(ref string) (*record.Record, error) {
+		r, err := sink.Find(ctx, ref)
+		if errors.Is(err, fleet.ErrNoRun) {
+			return nil, usageErr("%v (see wtd runs --results)", err)
+		}
+		if err != nil {
+			return nil, failed(err)
+		}
+		rec, err := sink.Record(ctx, r)
+		return rec, failed(err)
+	})
+}
+
+// compareRecords compares the runs args name, read by load: one with
+// --by, else the first with each of the others (RUN@STEP: one step of each).
+func compareRecords(args []string, f compareFlags, load func(ref string) (*record.Record, error)) ([]*compare.Result, error) {
+	if f.by != "" {
+		rec, err := load(args[0])
+		if err != nil {
+			return nil, err
+		}
+		r, err := compare.By(rec, f.by, f.opt)
+		if err != nil {
+			return nil, usageErr("--by: %v", err)
+		}
+		return []*compare.Result{r}, nil
+	}
+	recs := make([]*record.Record, len(args))
 	steps := make([]string, len(args))
 	for i, a := range args {
 		ref := a
@@ -184,22 +235,17 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 		if (steps[i] == "") != (steps[0] == "") {
 			return nil, usageErr("%q and %q: name a step (RUN@STEP) in every argument or in none", args[0], a)
 		}
-		id, err := resolveRun(ctx, st, ref)
+		rec, err := load(ref)
 		if err != nil {
 			return nil, err
 		}
-		ids[i] = id
+		if recs[i], err = stepOf(rec, steps[i]); err != nil {
+			return nil, err
+		}
 	}
-	base, err := loadCompared(ctx, st, ids[0], steps[0])
-	if err != nil {
-		return nil, err
-	}
+	base := recs[0]
 	var out []*compare.Result
-	for i, id := range ids[1:] {
-		rec, err := loadCompared(ctx, st, id, steps[i+1])
-		if err != nil {
-			return nil, err
-		}
+	for _, rec := range recs[1:] {
 		if steps[0] != "" {
 			// One step of each side, compared under one title.
 			title := base.Steps[0].Title() + " vs " + rec.Steps[0].Title()
@@ -214,13 +260,9 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 	return out, nil
 }
 
-// loadCompared reads run id for a comparison; with step, only that step
-// (by title, or by name when one step has it).
-func loadCompared(ctx context.Context, st *store.Store, id int64, step string) (*record.Record, error) {
-	rec, err := record.LoadSteps(ctx, st, id)
-	if err != nil {
-		return nil, failed(err)
-	}
+// stepOf is rec for a comparison; with step, with only that step (by
+// title, or by name when one step has it).
+func stepOf(rec *record.Record, step string) (*record.Record, error) {
 	if step == "" {
 		return rec, nil
 	}
@@ -237,7 +279,7 @@ func loadCompared(ctx context.Context, st *store.Store, id int64, step string) (
 		}
 	}
 	if len(found) != 1 {
-		return nil, usageErr("run %d has %d steps named %q: name one of %s", id, len(found), step, orDash(strings.Join(titles, ", ")))
+		return nil, usageErr("%s has %d steps named %q: name one of %s", compare.RunRef{ID: rec.Run.ID, Key: rec.Key}.Name(), len(found), step, orDash(strings.Join(titles, ", ")))
 	}
 	rec.Steps = found
 	return rec, nil
@@ -249,7 +291,7 @@ func retitled(s record.StepRecord, title string) record.StepRecord {
 }
 
 func runLine(r compare.RunRef) string {
-	return fmt.Sprintf("run %d (%s, %s, %s)", r.ID, termLine(r.Playbook), r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
+	return fmt.Sprintf("%s (%s, %s, %s)", termLine(r.Name()), termLine(r.Playbook), r.Status, r.StartedAt.Local().Format("2006-01-02 15:04"))
 }
 
 // printComparisonHead says what was compared, and whether it could be.
@@ -290,7 +332,7 @@ func printComparison(w io.Writer, r *compare.Result) {
 	t := table.NewWriter()
 	t.SetOutputMirror(w)
 	t.SetStyle(table.StyleLight)
-	colA, colB := fmt.Sprintf("run %d", r.A.ID), fmt.Sprintf("run %d", r.B.ID)
+	colA, colB := termLine(r.A.Name()), termLine(r.B.Name())
 	if r.By != nil {
 		colA, colB = termLine(r.By.Label+"="+r.By.Base), "the step's value"
 	}
@@ -318,10 +360,10 @@ func printComparison(w io.Writer, r *compare.Result) {
 		r = &compare.Result{Steps: r.Steps, Alpha: r.Alpha, MinChange: r.MinChange, Comparable: true}
 	}
 	for _, k := range r.OnlyInA {
-		fmt.Fprintf(w, "only in run %d: %s\n", r.A.ID, termLine(k))
+		fmt.Fprintf(w, "only in %s: %s\n", termLine(r.A.Name()), termLine(k))
 	}
 	for _, k := range r.OnlyInB {
-		fmt.Fprintf(w, "only in run %d: %s\n", r.B.ID, termLine(k))
+		fmt.Fprintf(w, "only in %s: %s\n", termLine(r.B.Name()), termLine(k))
 	}
 	for _, l := range r.VerdictLines() {
 		fmt.Fprintf(w, "verdict: %s\n", l.Text)

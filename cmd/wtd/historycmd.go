@@ -13,11 +13,14 @@ import (
 	"wtd/compare"
 	"wtd/engine/record"
 	"wtd/engine/store"
+	"wtd/fleet"
 )
 
 func newHistoryCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
 	var opt compare.HistoryOptions
 	var asJSON bool
+	var rf resultsFlags
+	var host string
 	cmd := &cobra.Command{
 		Use:   "history PLAYBOOK",
 		Short: "Follow a measure of each step across a playbook's runs and find where it changed",
@@ -40,10 +43,18 @@ points look at the whole series.
 
 Measures: ` + strings.Join(compare.MeasureNames, ", ") + `.
 PLAYBOOK is a path, a file name or a file name without .lua; the imports of
-a server are import:HOST (wtd runs lists them).`,
+a server are import:HOST (wtd runs lists them).
+
+With --results URI, the history is of the playbook's runs in the central
+results store (see "Many hosts" in the README), host by host: each host's ok
+runs with the parameters of its newest one, each step's measure across them
+and that host's own change points, so that a change on one host shows as
+such and a difference between hosts is not taken for a change. --host H
+(a host id or name) picks one host.`,
 		Example: `  wtd history cache_sweep
   wtd history cache_sweep --metric p99 --json
-  wtd history import:db1.example.net --metric read-latency`,
+  wtd history import:db1.example.net --metric read-latency
+  wtd history cache_sweep --results mongodb://results.example.net/ --host db7`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(opt.Alpha > 0 && opt.Alpha < 1) {
@@ -56,6 +67,24 @@ a server are import:HOST (wtd runs lists them).`,
 				return usageErr("--metric: %v", err)
 			}
 			ctx := cmd.Context()
+			cfg, central, err := rf.config(env)
+			if err != nil {
+				return err
+			}
+			if host != "" && !central {
+				return usageErr("--host picks a host of the central results store: give --results URI")
+			}
+			if central {
+				h, err := centralHistory(ctx, cfg, args[0], host, opt)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return printJSON(env.Stdout, h)
+				}
+				printHostsHistory(termWriter{env.Stdout}, h)
+				return nil
+			}
 			return withStore(ctx, openStore, func(st *store.Store) error {
 				h, err := compare.LoadHistory(ctx, st, args[0], opt)
 				if errors.Is(err, store.ErrNotFound) {
@@ -77,7 +106,50 @@ a server are import:HOST (wtd runs lists them).`,
 	cmd.Flags().IntVar(&opt.MinSegment, "min-runs", compare.DefaultMinSegment, "fewest runs on each side of a change point")
 	cmd.Flags().IntVar(&opt.Limit, "limit", 0, "the newest N runs only (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON document")
+	cmd.Flags().StringVar(&host, "host", "", "with --results: this host's runs only (a host id or name)")
+	rf.add(cmd, "follow the playbook's runs in this central results store, host by host")
 	return cmd
+}
+
+// centralHistory is the history of playbook across the hosts of the
+// central results store cfg names (host: one of them; "" all).
+func centralHistory(ctx context.Context, cfg fleet.Config, playbook, host string, opt compare.HistoryOptions) (*compare.HostsHistory, error) {
+	sink, err := fleet.Open(ctx, cfg)
+	if err != nil {
+		return nil, failed(err)
+	}
+	defer sink.Close(context.WithoutCancel(ctx))
+	hosts, err := sink.PlaybookRecords(ctx, playbook, host, opt.Limit)
+	if err != nil {
+		return nil, failed(err)
+	}
+	if len(hosts) == 0 {
+		where := "in the results store"
+		if host != "" {
+			where = "of host " + host + " in the results store"
+		}
+		return nil, usageErr("no ok run of playbook %s %s (see wtd runs --results)", playbook, where)
+	}
+	runs := make([]compare.HostRuns, len(hosts))
+	for i, h := range hosts {
+		runs[i] = compare.HostRuns{Host: h.Host, HostID: h.HostID, Runs: h.Records, Skipped: h.Skipped}
+	}
+	h, err := compare.BuildHostsHistory(fleet.PlaybookName(playbook), runs, opt)
+	return h, failed(err)
+}
+
+// printHostsHistory prints a history across hosts: each host's as wtd
+// history prints one host's.
+func printHostsHistory(w io.Writer, h *compare.HostsHistory) {
+	fmt.Fprintf(w, "%s of %s on %s, change points of each host apart\n", h.Measure, termLine(h.Playbook), plural(len(h.Hosts), "host"))
+	for _, hh := range h.Hosts {
+		name := hh.HostID
+		if hh.Host != "" {
+			name = hh.Host + " (id " + hh.HostID + ")"
+		}
+		fmt.Fprintf(w, "\n== host %s\n", termLine(name))
+		printHistory(w, hh.History)
+	}
 }
 
 // sparkline draws values as block characters, "·" where a run lacks one.

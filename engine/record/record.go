@@ -45,6 +45,9 @@ type Record struct {
 	// Push is the run's entry in the outbox of the central results store;
 	// nil when it was never queued.
 	Push *store.Push
+	// Key names a run read from the central results store (HOSTID:RUN);
+	// empty for a run of this results database.
+	Key string
 }
 
 // Load reads run id. An unknown id gives an error wrapping

@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"wtd/compare"
+	"wtd/engine/record"
+	"wtd/engine/store"
+	"wtd/fleet"
+	"wtd/internal/testbin"
+	"wtd/web"
+)
+
+// fleetRatePlaybook reads at the rate $WTD_FLEET_RATE gives (ops/s), so
+// that a host's runs can slow down with the playbook's text and
+// parameters unchanged, as a host whose disk got slower would.
+const fleetRatePlaybook = `
+local m = mongod.start{}
+step{ name = "load", run = function() return m:load{ ns = "t.c", docs = 2000, doc_bytes = 200 } end }
+step{ name = "reads", run = function()
+  return m:workload{ ns = "t.c", duration = 5, rate = tonumber(os.getenv("WTD_FLEET_RATE") or "400"), mix = { read = 1 } }
+end }
+`
+
+// fleetTwoHosts runs fleetRatePlaybook six times on each of two hosts
+// (two results databases, so two host ids) and pushes them to one
+// results server: host A at 400 ops/s, then 200 from its fourth run on;
+// host B at 400 throughout. It returns the results server's URI and the
+// two databases.
+func fleetTwoHosts(t *testing.T) (uri, dbA, dbB string) {
+	t.Helper()
+	_, mm := binaries(t)
+	results := testbin.StartMinimongod(t, 0)
+	pb := writePlaybook(t, fleetRatePlaybook)
+	dbA, dbB = filepath.Join(t.TempDir(), "wtd.db"), filepath.Join(t.TempDir(), "wtd.db")
+	for i := range 6 {
+		for _, db := range []string{dbA, dbB} {
+			rate := "400"
+			if db == dbA && i >= 3 {
+				rate = "200"
+			}
+			t.Setenv("WTD_FLEET_RATE", rate)
+			if r := runCLI(t, nil, "--db", db, "run", "--mongod", mm, "--sample-interval", "500ms", pb); r.code != 0 {
+				t.Fatalf("wtd run %d: %d\n%s", i+1, r.code, r.stderr)
+			}
+		}
+	}
+	for _, db := range []string{dbA, dbB} {
+		if r := runCLI(t, nil, "--db", db, "push", "--all", "--results", results.URI, "--results-db", "fleet"); r.code != 0 {
+			t.Fatalf("wtd push --all: %d %s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	return results.URI, dbA, dbB
+}
+
+// hostOfDB is the host id of results database db.
+func hostOfDB(t *testing.T, db string) string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close(ctx)
+	id, err := st.HostID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// compareLocal compares run 6 of dbB with run 6 of dbA read from the
+// hosts' own databases and returns reads' ops/s row.
+func compareLocal(t *testing.T, dbA, dbB string) *compare.MeasureRow {
+	t.Helper()
+	ctx := context.Background()
+	var recs []*record.Record
+	for _, db := range []string{dbA, dbB} {
+		st, err := store.Open(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := record.LoadSteps(ctx, st, 6)
+		st.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	for _, s := range compare.Records(recs[0], recs[1], compare.Options{}).Steps {
+		for i, m := range s.Measures {
+			if s.Step == "reads" && m.Measure == "ops/s" {
+				return &s.Measures[i]
+			}
+		}
+	}
+	return nil
+}
+
+// TestHistoryAndCompareAcrossHosts: two hosts push six runs each of one
+// playbook; host A's reads drop from 400 to 200 ops/s at its fourth run.
+// wtd history --results finds that change point on host A and none on
+// host B, --host picks one host; wtd compare of host A's last run with
+// host B's gives a slower verdict on reads from the per-second values, as
+// compare of the same runs read from the hosts' own databases does.
+func TestHistoryAndCompareAcrossHosts(t *testing.T) {
+	uri, dbA, dbB := fleetTwoHosts(t)
+	all := fleetRuns(t, uri)
+	if len(all) != 12 {
+		t.Fatalf("wtd runs --results: %d runs, want 12", len(all))
+	}
+	idA, idB := hostOfDB(t, dbA), hostOfDB(t, dbB)
+	if idA == idB || idA == "" {
+		t.Fatalf("host ids %q and %q", idA, idB)
+	}
+
+	r := runCLI(t, nil, "history", "pb", "--results", uri, "--results-db", "fleet", "--json")
+	if r.code != 0 {
+		t.Fatalf("wtd history --results: %d\n%s", r.code, r.stderr)
+	}
+	var h compare.HostsHistory
+	if err := json.Unmarshal([]byte(r.stdout), &h); err != nil {
+		t.Fatalf("wtd history --results --json: %v\n%s", err, r.stdout)
+	}
+	byHost := map[string]compare.HostHistory{}
+	for _, hh := range h.Hosts {
+		byHost[hh.HostID] = hh
+	}
+	reads := func(hh compare.HostHistory) compare.HistorySeries {
+		for _, s := range hh.Series {
+			if s.Step == "reads" {
+				return s
+			}
+		}
+		t.Fatalf("host %s: no reads series in %+v", hh.HostID, hh.Series)
+		return compare.HistorySeries{}
+	}
+	if len(h.Hosts) != 2 || byHost[idA].History == nil || byHost[idB].History == nil {
+		t.Fatalf("history of %d hosts: %+v", len(h.Hosts), h.Hosts)
+	}
+	a, b := reads(byHost[idA]), reads(byHost[idB])
+	if len(a.Points) != 6 || len(b.Points) != 6 {
+		t.Fatalf("reads: %d points on host A, %d on host B, want 6 each", len(a.Points), len(b.Points))
+	}
+	for i, p := range a.Points {
+		want := 400.0
+		if i >= 3 {
+			want = 200
+		}
+		if p.Value == nil || math.Abs(*p.Value-want) > 0.1*want {
+			t.Errorf("host A run %d: reads %v ops/s, want about %g", p.Run, p.Value, want)
+		}
+	}
+	if len(a.Changes) != 1 || a.Changes[0].Run != 4 || a.Changes[0].Kind != "regression" || a.Changes[0].ChangePct > -30 {
+		t.Errorf("host A: change points %+v, want one regression of about -50%% at run 4", a.Changes)
+	} else {
+		t.Logf("host A: reads %.1f -> %.1f ops/s (%+.1f%%, p %.2g) at run 4", a.Changes[0].Before, a.Changes[0].After, a.Changes[0].ChangePct, a.Changes[0].P)
+	}
+	if len(b.Changes) != 0 {
+		t.Errorf("host B: change points %+v, want none", b.Changes)
+	}
+
+	// --host: one host; the terminal says it per host.
+	r = runCLI(t, nil, "history", "pb", "--results", uri, "--results-db", "fleet", "--host", idB)
+	if r.code != 0 || strings.Count(r.stdout, "== host ") != 1 || !strings.Contains(r.stdout, "== host "+idB) ||
+		!strings.Contains(r.stdout, "ops/s of pb on 1 host") || !strings.Contains(r.stdout, "  no change point\n") {
+		t.Errorf("wtd history --results --host %s: %d\n%s%s", idB, r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "history", "pb", "--results", uri, "--results-db", "fleet")
+	if r.code != 0 || strings.Count(r.stdout, "== host ") != 2 || !strings.Contains(r.stdout, "  regression at run 4: ") {
+		t.Errorf("wtd history --results: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "history", "pb", "--results", uri, "--results-db", "fleet", "--host", "nohost"); r.code != 2 || !strings.Contains(r.stderr, "no ok run of playbook pb of host nohost") {
+		t.Errorf("wtd history --host of a host with no run: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "--db", dbA, "history", "pb", "--host", idB); r.code != 2 {
+		t.Errorf("wtd history --host without --results: %d, want 2", r.code)
+	}
+
+	// compare across hosts: host A's run 6 (200 ops/s) against host B's
+	// run 6 (400).
+	keyA, keyB := idB+":6", idA+":6"
+	r = runCLI(t, nil, "compare", keyA, keyB, "--results", uri, "--results-db", "fleet", "--json")
+	if r.code != 0 {
+		t.Fatalf("wtd compare --results: %d\n%s", r.code, r.stderr)
+	}
+	var res []compare.Result
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res) != 1 {
+		t.Fatalf("wtd compare --results --json: %v\n%s", err, r.stdout)
+	}
+	c := res[0]
+	if c.A.Key != keyA || c.B.Key != keyB || !c.Comparable {
+		t.Errorf("compare %s %s: A %+v B %+v comparable %v %v", keyA, keyB, c.A, c.B, c.Comparable, c.Reasons)
+	}
+	var readsOps *compare.MeasureRow
+	for _, s := range c.Steps {
+		for i, m := range s.Measures {
+			if s.Step == "reads" && m.Measure == "ops/s" {
+				readsOps = &s.Measures[i]
+			}
+		}
+	}
+	if readsOps == nil || readsOps.Verdict != compare.Slower || readsOps.NA < 3 || readsOps.NB < 3 || readsOps.ChangePct == nil || *readsOps.ChangePct > -30 {
+		t.Errorf("compare %s %s: reads ops/s %+v, want slower by about 50%% from per-second values", keyA, keyB, readsOps)
+	} else {
+		t.Logf("compare %s %s: reads ops/s %.1f -> %.1f (%+.1f%%), %s, n %d+%d", keyA, keyB, *readsOps.A, *readsOps.B, *readsOps.ChangePct, readsOps.Verdict, readsOps.NA, readsOps.NB)
+	}
+	// The same runs compared from the hosts' own databases: the same
+	// figures (the central copy loses nothing compare uses).
+	local := compareLocal(t, dbB, dbA)
+	if local == nil || readsOps == nil || fmt.Sprint(*local) != fmt.Sprint(*readsOps) {
+		t.Errorf("reads ops/s compared from the hosts' databases %+v, from the results store %+v", local, readsOps)
+	}
+	r = runCLI(t, nil, "compare", keyA, keyB, "--results", uri, "--results-db", "fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "run "+keyB+" (") || !strings.Contains(r.stdout, "compared with run "+keyA+" (") {
+		t.Errorf("wtd compare --results: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "compare", keyA, idA+":99", "--results", uri, "--results-db", "fleet"); r.code != 2 || !strings.Contains(r.stderr, "no such run in the results store") {
+		t.Errorf("wtd compare of a run the store lacks: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "compare", keyA+"@reads", keyB+"@reads", "--results", uri, "--results-db", "fleet", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"verdict": "slower"`) {
+		t.Errorf("wtd compare HOST:RUN@STEP --results: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// The dashboard's fleet pages: both hosts' history, host A's change
+	// point marked at its run 4, and the comparison.
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close(ctx) })
+	srv := httptest.NewServer(web.New(web.Options{Store: st, Results: fleet.Config{URI: uri, Database: "fleet"}}))
+	t.Cleanup(srv.Close)
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/fleet"); code != 200 || !strings.Contains(body, `<a href="/fleet/history?playbook=pb"`) || !strings.Contains(body, `action="/fleet/compare"`) {
+		t.Errorf("the fleet page links no history or compare: %d\n%s", code, body)
+	}
+	code, body := get("/fleet/history?playbook=pb")
+	if code != 200 || strings.Count(body, `<h2 class="fleet-host">`) != 2 || !strings.Contains(body, "<code>"+idA+"</code>") || !strings.Contains(body, "<code>"+idB+"</code>") ||
+		strings.Count(body, `class="num change-regression" title="regression from this run on"`) != 1 || !strings.Contains(body, "regression at run 4: -") ||
+		!strings.Contains(body, "<th><code>"+idA+":4</code></th>") {
+		t.Errorf("the fleet history page: %d\n%s", code, body)
+	}
+	if code, body := get("/fleet/history?playbook=pb&host=" + idB); code != 200 || strings.Count(body, `<h2 class="fleet-host">`) != 1 || strings.Contains(body, "change-regression") {
+		t.Errorf("the fleet history page of host B: %d\n%s", code, body)
+	}
+	code, body = get("/fleet/compare?a=" + keyA + "&b=" + keyB)
+	if code != 200 || !strings.Contains(body, "Run "+keyB+" compared with run "+keyA) || !strings.Contains(body, "slower") {
+		t.Errorf("the fleet compare page: %d\n%s", code, body)
+	}
+	if code, body := get("/fleet/compare?a=" + keyA + "&b=" + idA + ":99"); code != 404 || !strings.Contains(body, "no such run in the results store") {
+		t.Errorf("the fleet compare page of a run the store lacks: %d\n%s", code, body)
+	}
+}
