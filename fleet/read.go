@@ -104,6 +104,21 @@ var ErrNoRun = errors.New("no such run in the results store")
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
+// IsRunRef reports whether ref names a run of the results store, as Find
+// takes it: a UUID, or HOST:RUN with a run id (optionally @STEP after
+// it). "12", "latest" and "latest:cache_sweep" name a host's own runs.
+func IsRunRef(ref string) bool {
+	if at := strings.IndexByte(ref, '@'); at > 0 {
+		ref = ref[:at]
+	}
+	if uuidPattern.MatchString(ref) {
+		return true
+	}
+	i := strings.LastIndexByte(ref, ':')
+	id, err := strconv.ParseInt(ref[i+1:], 10, 64)
+	return i > 0 && err == nil && id >= 1
+}
+
 // Find returns the run ref names: its UUID, or HOST:RUN where HOST is a
 // host id or a host's name (the newest such run, should a host have used
 // the id twice).

@@ -72,3 +72,15 @@ func TestBackoffDoublesUpToItsMost(t *testing.T) {
 		t.Errorf("backoff after 1..9 failures: %s, want %s", strings.Join(got, " "), want)
 	}
 }
+
+func TestIsRunRef(t *testing.T) {
+	for ref, want := range map[string]bool{
+		"3f2a9c0d11e4:12": true, "db1:7": true, "db1:7@reads": true,
+		"6f1d2c3b-4a5e-5f60-8a7b-9c0d1e2f3a4b": true,
+		"12":                                   false, "latest": false, "latest:cache_sweep": false, ":12": false, "db1:0": false, "12@reads": false,
+	} {
+		if got := IsRunRef(ref); got != want {
+			t.Errorf("IsRunRef(%q) = %v, want %v", ref, got, want)
+		}
+	}
+}

@@ -131,7 +131,7 @@ wtd import, "wtd compare 7@normal 7@incident".
 				}
 				return nil
 			}
-			cfg, central, err := f.results.config(env)
+			cfg, central, err := f.results.readConfig(env, args)
 			if err != nil {
 				return err
 			}

@@ -275,3 +275,21 @@ func TestHistoryAndCompareAcrossHosts(t *testing.T) {
 		t.Errorf("the fleet compare page of a run the store lacks: %d\n%s", code, body)
 	}
 }
+
+// TestResultsVariableLeavesLocalReadsLocal: $WTD_RESULTS, set for pushing,
+// does not send wtd show 1, wtd compare 1 2 or wtd runs to the results
+// store (here one that is not there): they read this host's database.
+func TestResultsVariableLeavesLocalReadsLocal(t *testing.T) {
+	fx := recordedRuns(t)
+	env := map[string]string{"WTD_RESULTS": "mongodb://127.0.0.1:1/"}
+	for _, args := range [][]string{{"show", "1"}, {"compare", "1", "2"}, {"runs"}, {"show", "latest"}} {
+		res := runCLI(t, env, append(args, "--db", fx.db)...)
+		if res.code != 0 {
+			t.Errorf("wtd %v with $WTD_RESULTS set: %d\n%s", args, res.code, res.stderr)
+		}
+	}
+	// A run of the store's is looked for there.
+	if res := runCLI(t, env, "show", "--db", fx.db, "db1:1"); res.code == 0 {
+		t.Errorf("wtd show db1:1 read a run from nowhere:\n%s", res.stdout)
+	}
+}

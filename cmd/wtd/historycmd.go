@@ -67,7 +67,7 @@ such and a difference between hosts is not taken for a change. --host H
 				return usageErr("--metric: %v", err)
 			}
 			ctx := cmd.Context()
-			cfg, central, err := rf.config(env)
+			cfg, central, err := rf.readConfig(env, nil)
 			if err != nil {
 				return err
 			}

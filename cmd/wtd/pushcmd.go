@@ -40,6 +40,26 @@ func (f resultsFlags) config(env Env) (cfg fleet.Config, ok bool, err error) {
 	return cfg, true, nil
 }
 
+// readConfig is the results store a read command (show, compare,
+// history, runs) reads: the one --results names; or $WTD_RESULTS when the
+// command names runs and each is one of the store's (HOST:RUN, a UUID).
+// Otherwise the command reads this host's results database: a variable
+// set for pushing does not turn "wtd show 12" into a question to the
+// fleet.
+func (f resultsFlags) readConfig(env Env, refs []string) (cfg fleet.Config, ok bool, err error) {
+	if f.uri == "" {
+		if len(refs) == 0 {
+			return fleet.Config{}, false, nil
+		}
+		for _, r := range refs {
+			if !fleet.IsRunRef(r) {
+				return fleet.Config{}, false, nil
+			}
+		}
+	}
+	return f.config(env)
+}
+
 func newPushCmd(env Env, openStore func(context.Context) (*store.Store, error)) *cobra.Command {
 	var rf resultsFlags
 	var all bool

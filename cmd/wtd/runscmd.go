@@ -63,7 +63,7 @@ HOSTID:RUN (wtd show HOSTID:RUN --results URI shows one).`,
 			}
 			f.Limit = limit
 			ctx := cmd.Context()
-			cfg, central, err := rf.config(env)
+			cfg, central, err := rf.readConfig(env, nil)
 			if err != nil {
 				return err
 			}

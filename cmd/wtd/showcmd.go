@@ -47,7 +47,7 @@ and the text its header and steps.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			cfg, central, err := rf.config(env)
+			cfg, central, err := rf.readConfig(env, args)
 			if err != nil {
 				return err
 			}
