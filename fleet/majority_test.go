@@ -35,6 +35,10 @@ func TestWritesWaitForAMajorityOfAReplicaSet(t *testing.T) {
 			srv.SetHello(tc.hello(srv.Addr()))
 			var mu sync.Mutex
 			var concerns []bson.RawValue
+			srv.Handle("listIndexes", func(cmd bson.Raw) bson.D {
+				return bson.D{{Key: "cursor", Value: bson.D{{Key: "id", Value: int64(0)}, {Key: "ns", Value: "wtd." + cmd.Lookup("listIndexes").StringValue()},
+					{Key: "firstBatch", Value: bson.A{}}}}, {Key: "ok", Value: 1.0}}
+			})
 			srv.Handle("createIndexes", func(bson.Raw) bson.D { return bson.D{{Key: "ok", Value: 1.0}} })
 			srv.Handle("update", func(cmd bson.Raw) bson.D {
 				mu.Lock()
