@@ -191,8 +191,8 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 		hostA = all[1].HostID
 	}
 	if !strings.Contains(body, "2 hosts in "+results.URI+" (database fleet)") || strings.Count(body, `<tr class="fleet-run">`) != 2 ||
-		!strings.Contains(body, "<td><code>"+hostA+"</code></td><td>quick</td><td><code>"+hostA+":1</code></td>") ||
-		!strings.Contains(body, "<td><code>"+hostB+"</code></td><td>pb</td><td><code>"+hostB+":1</code></td>") ||
+		!strings.Contains(body, "<td><code>"+hostA+`</code></td><td><a href="/fleet/history?playbook=quick" title="its history across hosts">quick</a></td><td><code>`+hostA+":1</code></td>") ||
+		!strings.Contains(body, "<td><code>"+hostB+`</code></td><td><a href="/fleet/history?playbook=pb" title="its history across hosts">pb</a></td><td><code>`+hostB+":1</code></td>") ||
 		!strings.Contains(body, ">no baseline</span>") {
 		t.Errorf("the fleet page:\n%s", body)
 	}
