@@ -106,12 +106,7 @@ func TestTwoHostsPushToTheResultsStore(t *testing.T) {
 	dirA := t.TempDir()
 	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
 	cfgPath := daemonConfig(t, dirA, listen, mm, srv.URI)
-	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(f, "results:\n  uri: %s\n  database: fleet\n", results.URI)
-	f.Close()
+	appendConfig(t, cfgPath, fmt.Sprintf("results:\n  uri: %s\n  database: fleet\n", results.URI))
 	_, out := startWtd(t, t.TempDir(), "daemon", "--config", cfgPath)
 	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
 	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
@@ -298,12 +293,7 @@ func TestSilentResultsStoreDelaysNothing(t *testing.T) {
 	dir := t.TempDir()
 	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
 	cfgPath := daemonConfig(t, dir, listen, mm, srv.URI)
-	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(f, "results:\n  uri: mongodb://%s/\n", silent.Addr())
-	f.Close()
+	appendConfig(t, cfgPath, fmt.Sprintf("results:\n  uri: mongodb://%s/\n", silent.Addr()))
 	daemon, out := startWtd(t, t.TempDir(), "daemon", "--config", cfgPath)
 	waitFor(t, out, `"msg":"daemon start"`, 30*time.Second)
 	api := apiClient{t: t, base: "http://" + listen, token: "t0ken"}
@@ -370,12 +360,7 @@ func TestDaemonKilledMidPush(t *testing.T) {
 	dir := t.TempDir()
 	listen := fmt.Sprintf("127.0.0.1:%d", testbin.FreePort(t))
 	cfgPath := daemonConfig(t, dir, listen, mm, srv.URI)
-	f, err := os.OpenFile(cfgPath, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(f, "results:\n  uri: mongodb://%s/\n  database: fleet\n", proxy.Addr())
-	f.Close()
+	appendConfig(t, cfgPath, fmt.Sprintf("results:\n  uri: mongodb://%s/\n  database: fleet\n", proxy.Addr()))
 	state := t.TempDir()
 	first, out := startWtd(t, state, "daemon", "--config", cfgPath)
 	daemon.Store(first)
@@ -438,4 +423,17 @@ func TestDaemonKilledMidPush(t *testing.T) {
 	}
 	second.Process.Signal(syscall.SIGTERM)
 	second.Wait()
+}
+
+// appendConfig adds text (YAML keys) at the end of the daemon config at path.
+func appendConfig(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
 }
