@@ -25,8 +25,8 @@ type Status struct {
 	OpsPerSec float64
 	P99Micros float64
 	// LastSecond is the last whole second handed over (-1: none yet), its
-	// p99 latency over every operation of the mix (the slowest operation's)
-	// and whether it began within the warm-up.
+	// p99 latency over every operation of the mix (the slowest operation's;
+	// 0 when none succeeded in it) and whether it began within the warm-up.
 	LastSecond          int
 	LastSecondP99Micros float64
 	LastSecondWarmup    bool

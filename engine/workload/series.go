@@ -98,7 +98,9 @@ func (c *seriesCollector) finalise(end int) {
 				continue
 			}
 			name := opNames[op]
-			p.Counts[name], p.P99Micros[name] = 0, 0
+			// A count is measured even when it is 0; a p99 only when
+			// an operation of the type succeeded in the second.
+			p.Counts[name] = 0
 			if st == nil {
 				continue
 			}
@@ -153,8 +155,8 @@ func (c *seriesCollector) p99SoFar() float64 {
 }
 
 // lastSecond returns the last second turned into a point and its p99
-// latency over the operations of the mix (the largest of theirs); ok is
-// false before any.
+// latency over the operations of the mix (the largest of theirs; 0 when
+// none succeeded in it); ok is false before any.
 func (c *seriesCollector) lastSecond() (sec int, p99 float64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -13,8 +14,8 @@ import (
 )
 
 // TestSeriesCollector drives two threads by hand: a second is final only
-// once both have moved past it, quiet seconds appear with zero counts, and
-// counts and p99s are summed and merged over the threads.
+// once both have moved past it, quiet seconds appear with zero counts and
+// no p99, and counts and p99s are summed and merged over the threads.
 func TestSeriesCollector(t *testing.T) {
 	used := [numOps]bool{true, false, true}
 	c := newSeriesCollector(2, used, true)
@@ -39,11 +40,11 @@ func TestSeriesCollector(t *testing.T) {
 	c.flush(a, math.MaxInt)
 	c.flush(b, math.MaxInt)
 	want := []SecondPoint{
-		{Second: 0, Counts: map[string]int64{OpRead: 4, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 5023, OpInsert: 0},
+		{Second: 0, Counts: map[string]int64{OpRead: 4, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 5023},
 			Errors: map[string]int64{OpInsert: 1}},
-		{Second: 1, Counts: map[string]int64{OpRead: 0, OpInsert: 2}, P99Micros: map[string]float64{OpRead: 0, OpInsert: 200}},
-		{Second: 2, Counts: map[string]int64{OpRead: 0, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 0, OpInsert: 0}},
-		{Second: 3, Counts: map[string]int64{OpRead: 1, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 1, OpInsert: 0}},
+		{Second: 1, Counts: map[string]int64{OpRead: 0, OpInsert: 2}, P99Micros: map[string]float64{OpInsert: 200}},
+		{Second: 2, Counts: map[string]int64{OpRead: 0, OpInsert: 0}, P99Micros: map[string]float64{}},
+		{Second: 3, Counts: map[string]int64{OpRead: 1, OpInsert: 0}, P99Micros: map[string]float64{OpRead: 1}},
 	}
 	// 2 significant digits: 5000 µs reads back as the top of its bucket, 5023.
 	if diff := cmp.Diff(want, c.points, cmpopts.IgnoreFields(SecondPoint{}, "Hist")); diff != "" {
@@ -66,6 +67,46 @@ func TestSeriesCollector(t *testing.T) {
 	}
 	if a.errs != [numOps]int64{} || b.errs[opInsert] != 1 || a.hists[opRead].TotalCount() != 4 {
 		t.Errorf("run-long counters: a %v b %v, a's reads %d", a.errs, b.errs, a.hists[opRead].TotalCount())
+	}
+}
+
+// TestSecondWithoutOperationsHasNoP99: a second in which an operation
+// type had no success, only failures or nothing at all, records its count
+// of 0 and no p99 for it, in Go and in the JSON that runs are stored as.
+func TestSecondWithoutOperationsHasNoP99(t *testing.T) {
+	used := [numOps]bool{true, false, true}
+	c := newSeriesCollector(1, used, false)
+	th := newWorkloadThread(0, 1, used)
+	th.record(opRead, 300*time.Microsecond, nil)
+	th.record(opInsert, time.Millisecond, errNoSuchDocument)
+	c.flush(th, 2) // second 0: a read and a failed insert; second 1: nothing
+	th.record(opInsert, 400*time.Microsecond, nil)
+	c.flush(th, math.MaxInt)
+	if len(c.points) != 3 {
+		t.Fatalf("%d seconds, want 3: %+v", len(c.points), c.points)
+	}
+	for _, tc := range []struct {
+		second   int
+		op       string
+		measured bool
+	}{
+		{0, OpRead, true}, {0, OpInsert, false}, {1, OpRead, false}, {1, OpInsert, false}, {2, OpRead, false}, {2, OpInsert, true},
+	} {
+		p := c.points[tc.second]
+		v, ok := p.P99Micros[tc.op]
+		if ok != tc.measured || (ok && v <= 0) {
+			t.Errorf("second %d, %s: p99 %v (present %t), want present: %t (and then above 0)", tc.second, tc.op, v, ok, tc.measured)
+		}
+		if n, ok := p.Counts[tc.op]; !ok || (n > 0) != tc.measured {
+			t.Errorf("second %d, %s: count %d (present %t): a count of 0 is measured and stays", tc.second, tc.op, n, ok)
+		}
+	}
+	b, err := json.Marshal(c.points[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"counts":{"insert":0,"read":0},"p99_micros":{}`; !strings.Contains(string(b), want) {
+		t.Errorf("a second without operations as JSON: %s, want it to hold %s", b, want)
 	}
 }
 

@@ -166,9 +166,11 @@ type Result struct {
 
 // SecondPoint is one second of a workload: per operation, how many
 // succeeded, the p99 of their latency in microseconds (2 significant
-// digits; 0 when none succeeded) and, when any failed, how many failed. An
-// operation counts in the second in which it finished. Warmup marks the
-// seconds that began within the warm-up.
+// digits; absent from P99Micros when none succeeded: not measured) and,
+// when any failed, how many failed. An operation counts in the second in
+// which it finished. Warmup marks the seconds that began within the
+// warm-up. Runs recorded before wtd left the p99 out have a 0 there beside
+// a count of 0: readers take a second's p99 only with a count above 0.
 type SecondPoint struct {
 	Second    int                `json:"second"`
 	Counts    map[string]int64   `json:"counts"`
