@@ -220,8 +220,10 @@ func secondSeries(st StepRecord, measuredOnly bool) (ops, p99 []float64) {
 		q := -1.0
 		for op, c := range p.Counts {
 			n += float64(c)
-			if c > 0 && p.P99Micros[op] > q {
-				q = p.P99Micros[op]
+			// A type without a p99 had no success in the second; one
+			// recorded with a count of 0 (as older runs did) is not one.
+			if v, ok := p.P99Micros[op]; ok && c > 0 && v > q {
+				q = v
 			}
 		}
 		ops = append(ops, n)
