@@ -455,3 +455,50 @@ func TestMeasuredInOneRunOnly(t *testing.T) {
 		t.Errorf("measures %v,\nwant %v", got, want)
 	}
 }
+
+// TestQuietSecondsNotCompared: seconds in which no read succeeded (a
+// server that stopped answering) have no p99, whether left out as wtd
+// records them or held as 0 beside a count of 0 as older runs did: the p99
+// is tested on the other seconds only, and is no different from a run's
+// with the same p99 in every second; their ops/s, a measured 0, are
+// tested.
+func TestQuietSecondsNotCompared(t *testing.T) {
+	ctx := context.Background()
+	const quiet = 8 // of plantedSeconds
+	for name, p99s := range map[string]map[string]float64{"as recorded now": {}, "as recorded before": {"read": 0}} {
+		st := newStore(t)
+		stalled := readsResult(plantedSeconds, readOps, readP50, readP99, 0, 0, 0)
+		for i := 5; i < 5+quiet; i++ {
+			stalled.Series[i].Counts = map[string]int64{"read": 0}
+			stalled.Series[i].P99Micros = p99s
+			stalled.Series[i].Errors = map[string]int64{"read": 40}
+		}
+		a := nightly([]plantedStep{{name: "reads", result: readsResult(plantedSeconds, readOps, readP50, readP99, 0, 0, 0)}}).record(t, st)
+		b := nightly([]plantedStep{{name: "reads", result: stalled}}).record(t, st)
+		res, err := Runs(ctx, st, a, b, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Steps) != 1 {
+			t.Fatalf("%s: steps %+v", name, res.Steps)
+		}
+		seen := 0
+		for _, m := range res.Steps[0].Measures {
+			switch m.Measure {
+			case "p99 ms":
+				seen++
+				if m.NA != plantedSeconds || m.NB != plantedSeconds-quiet || m.Verdict != NoDifference {
+					t.Errorf("%s: p99 %s on %d/%d values, want no difference on %d/%d: a quiet second has no p99", name, m.Verdict, m.NA, m.NB, plantedSeconds, plantedSeconds-quiet)
+				}
+			case "ops/s":
+				seen++
+				if m.NA != plantedSeconds || m.NB != plantedSeconds {
+					t.Errorf("%s: ops/s on %d/%d values, want all %d on each side: a quiet second's 0 operations are measured", name, m.NA, m.NB, plantedSeconds)
+				}
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: measures %+v, want p99 and ops/s", name, res.Steps[0].Measures)
+		}
+	}
+}
