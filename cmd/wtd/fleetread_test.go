@@ -255,6 +255,63 @@ func TestHistoryAndCompareAcrossHosts(t *testing.T) {
 		t.Errorf("wtd compare HOST:RUN@STEP --results: %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
+	// --baseline HOST:RUN: the run against its host's previous ok run of
+	// the playbook in the store, as --baseline RUN on the host itself.
+	compared := func(what string, r cliResult) *compare.Result {
+		t.Helper()
+		var res []compare.Result
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &res) != nil || len(res) != 1 {
+			t.Fatalf("%s: %d\n%s%s", what, r.code, r.stdout, r.stderr)
+		}
+		return &res[0]
+	}
+	// The steps' measures and verdicts (not the words naming the runs).
+	measures := func(r *compare.Result) map[string][]compare.MeasureRow {
+		out := map[string][]compare.MeasureRow{}
+		for _, s := range r.Steps {
+			out[s.Step+" "+s.Verdict] = s.Measures
+		}
+		return out
+	}
+	central := compared("wtd compare --baseline "+idA+":4 --results", runCLI(t, nil, "compare", "--baseline", idA+":4", "--results", uri, "--results-db", "fleet", "--json"))
+	hostOwn := compared("wtd compare --baseline 4 on host A", runCLI(t, nil, "--db", dbA, "compare", "--baseline", "4", "--json"))
+	if central.A.Key != idA+":3" || central.B.Key != idA+":4" || !central.Comparable || hostOwn.A.ID != 3 {
+		t.Errorf("--baseline %s:4 --results: compared %+v with %+v (comparable %v), the host's own --baseline 4 with run %d", idA, central.B, central.A, central.Comparable, hostOwn.A.ID)
+	}
+	if d := cmp.Diff(measures(hostOwn), measures(central)); d != "" {
+		t.Errorf("--baseline 4 on host A and --baseline %s:4 --results differ (-host +store):\n%s", idA, d)
+	}
+	readsOps = nil
+	for _, s := range central.Steps {
+		for i, m := range s.Measures {
+			if s.Step == "reads" && m.Measure == "ops/s" {
+				readsOps = &s.Measures[i]
+			}
+		}
+	}
+	if readsOps == nil || readsOps.Verdict != compare.Slower || readsOps.ChangePct == nil || *readsOps.ChangePct > -30 {
+		t.Errorf("--baseline %s:4 --results: reads ops/s %+v, want slower by about 50%%", idA, readsOps)
+	}
+	// Host B's run 5 has for baseline its run 4, which read nothing, in the
+	// store as on the host; $WTD_RESULTS alone sends a HOST:RUN there.
+	central = compared("wtd compare --baseline "+idB+":5", runCLI(t, map[string]string{"WTD_RESULTS": uri}, "compare", "--baseline", idB+":5", "--results-db", "fleet", "--json"))
+	hostOwn = compared("wtd compare --baseline 5 on host B", runCLI(t, nil, "--db", dbB, "compare", "--baseline", "5", "--json"))
+	if central.A.Key != idB+":4" || hostOwn.A.ID != 4 {
+		t.Errorf("--baseline %s:5: compared with %+v, the host's own --baseline 5 with run %d", idB, central.A, hostOwn.A.ID)
+	} else if d := cmp.Diff(measures(hostOwn), measures(central)); d != "" {
+		t.Errorf("--baseline 5 on host B and --baseline %s:5 --results differ (-host +store):\n%s", idB, d)
+	}
+	r = runCLI(t, nil, "compare", "--baseline", idA+":4", "--results", uri, "--results-db", "fleet")
+	if r.code != 0 || !strings.Contains(r.stdout, "run "+idA+":4 (") || !strings.Contains(r.stdout, "compared with run "+idA+":3 (") || !strings.Contains(r.stdout, "verdict: slower") {
+		t.Errorf("wtd compare --baseline %s:4 --results: %d\n%s%s", idA, r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, nil, "compare", "--baseline", idA+":1", "--results", uri, "--results-db", "fleet"); r.code != 2 || !strings.Contains(r.stderr, "no earlier ok run of pb on host "+idA) {
+		t.Errorf("wtd compare --baseline of a host's first run: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "compare", "--baseline", idA+":99", "--results", uri, "--results-db", "fleet"); r.code != 2 || !strings.Contains(r.stderr, "no such run in the results store") {
+		t.Errorf("wtd compare --baseline of a run the store lacks: %d %s", r.code, r.stderr)
+	}
+
 	// The dashboard's fleet pages: both hosts' history, host A's change
 	// point marked at its run 4, host B's run 4 without a value, and the
 	// comparison.
