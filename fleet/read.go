@@ -35,7 +35,8 @@ type Filter struct {
 	Playbook string // a playbook's name (its file name without .lua); "" all
 	Status   string // ok, failed or aborted; "" all
 	Since    time.Time
-	Limit    int // 0: all
+	Before   time.Time // runs started before it; zero: any
+	Limit    int       // 0: all
 }
 
 // List returns the runs of the results store f selects, newest first.
@@ -50,8 +51,15 @@ func (s *Sink) List(ctx context.Context, f Filter) ([]FleetRun, error) {
 	if f.Status != "" {
 		q = append(q, bson.E{Key: "status", Value: f.Status})
 	}
+	started := bson.D{}
 	if !f.Since.IsZero() {
-		q = append(q, bson.E{Key: "started_at", Value: bson.D{{Key: "$gte", Value: bson.NewDateTimeFromTime(f.Since)}}})
+		started = append(started, bson.E{Key: "$gte", Value: bson.NewDateTimeFromTime(f.Since)})
+	}
+	if !f.Before.IsZero() {
+		started = append(started, bson.E{Key: "$lt", Value: bson.NewDateTimeFromTime(f.Before)})
+	}
+	if len(started) > 0 {
+		q = append(q, bson.E{Key: "started_at", Value: started})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "started_at", Value: -1}}).
 		SetProjection(bson.D{{Key: "host_id", Value: 1}, {Key: "host", Value: 1}, {Key: "key", Value: 1}, {Key: "steps", Value: 1},
@@ -148,6 +156,28 @@ func (s *Sink) Find(ctx context.Context, ref string) (FleetRun, error) {
 		return FleetRun{}, fmt.Errorf("run %s: %w", ref, ErrNoRun)
 	}
 	return fleetRun(cur.Current)
+}
+
+// PreviousOK returns the baseline of run r in the results store, as a
+// host's own results database finds it (store.PreviousOK): the last ok
+// run of r's host started before r, of the same playbook with the same
+// parameters, one of the same playbook file first. None gives an error
+// wrapping ErrNoRun.
+func (s *Sink) PreviousOK(ctx context.Context, r FleetRun) (FleetRun, error) {
+	name := PlaybookName(r.Run.Playbook)
+	cands, err := s.List(ctx, Filter{Host: r.HostID, Playbook: name, Status: store.StatusOK, Before: r.Run.StartedAt})
+	if err != nil {
+		return FleetRun{}, err
+	}
+	for _, samePath := range []bool{true, false} {
+		for _, c := range cands { // newest first
+			if c.UUID != r.UUID && c.HostID == r.HostID && c.Run.StartedAt.Before(r.Run.StartedAt) &&
+				(c.Run.Playbook == r.Run.Playbook) == samePath && store.SameParams(c.Run.Params, r.Run.Params) {
+				return c, nil
+			}
+		}
+	}
+	return FleetRun{}, fmt.Errorf("no earlier ok run of %s on host %s with the same parameters as run %s: %w", name, r.HostID, r.Key, ErrNoRun)
 }
 
 // View reads run r back from the results store in the one run shape, as

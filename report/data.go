@@ -54,12 +54,27 @@ type Chart struct {
 	XLabel                string
 	XLog                  bool
 	XWhole                bool // the x values are whole numbers (trials)
-	Runs                  []RunData
-	Bounds                []Bound
+	// XTime: the x values are times (Unix seconds, such as runs' starts),
+	// drawn as dates; a null is a gap in the line, not spanned.
+	XTime bool
+	// Marks are points marked on the chart: the first runs after change
+	// points.
+	Marks  []Mark
+	Runs   []RunData
+	Bounds []Bound
 	// Heat, for a heatmap, are the edges of its latency buckets (ms, one
 	// more than its series): series k counts the operations in (Heat[k],
 	// Heat[k+1]] each second, drawn as cells, not lines.
 	Heat []float64
+}
+
+// Mark marks a point of a chart, with a line across the chart at its x and
+// a ring around it: the first run after a change point.
+type Mark struct {
+	Run   int // the index in the chart's Runs of the run the point is of
+	X, Y  float64
+	Kind  string // regression (red), improvement (green) or change
+	Label string // what the mark says, at the top of its line
 }
 
 // SeriesCount is the number of lines the chart draws.

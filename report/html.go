@@ -46,13 +46,48 @@ func WriteHTML(ctx context.Context, st *store.Store, w io.Writer, ids ...int64) 
 }
 
 type pageData struct {
-	Title                   string
-	Header                  template.HTML
+	Title  string
+	Header template.HTML
+	CSS    template.CSS
+	chartsView
+	Runs        []runView
+	Comparisons []comparisonView
+}
+
+// chartsView is what draws charts in a page: a place per chart, their
+// data and the scripts.
+type chartsView struct {
 	UplotJS, ChartsJS, Data template.JS
-	UplotCSS, CSS           template.CSS
-	Runs                    []runView
-	Comparisons             []comparisonView
+	UplotCSS                template.CSS
 	Charts                  []Chart
+}
+
+// newChartsView lays out charts with their data (chartJSON).
+func newChartsView(seconds float64, runs []int64, charts []Chart) (chartsView, error) {
+	data, err := chartJSON(seconds, runs, charts)
+	if err != nil {
+		return chartsView{}, err
+	}
+	return chartsView{UplotJS: template.JS(uplotJS), ChartsJS: template.JS(chartsJS), UplotCSS: template.CSS(uplotCSS),
+		Data: template.JS(data), Charts: charts}, nil
+}
+
+// ChartsHTML renders charts as a report draws them: per chart its title,
+// note and the place uPlot draws it in, then their data and the scripts
+// (uPlot and the report's, inlined: nothing is fetched). It is an HTML
+// fragment for a page styled with Style, one such fragment a page; charts
+// on the time axis of a run are not for it (they take their run's bounds
+// from a Model).
+func ChartsHTML(charts []Chart) (template.HTML, error) {
+	v, err := newChartsView(0, nil, charts)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := page.ExecuteTemplate(&b, "charts", v); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
 }
 
 type runView struct {
@@ -119,8 +154,7 @@ type PageOptions struct {
 // WritePage renders the model as WriteHTML does, with opt's header.
 func (m *Model) WritePage(w io.Writer, popt PageOptions) error {
 	opt := popt.Compare
-	d := pageData{Header: popt.Header, UplotJS: template.JS(uplotJS), ChartsJS: template.JS(chartsJS), UplotCSS: template.CSS(uplotCSS),
-		CSS: template.CSS(styleCSS), Charts: m.Charts}
+	d := pageData{Header: popt.Header, CSS: template.CSS(styleCSS)}
 	var titles []string
 	for _, rec := range m.Records {
 		d.Runs = append(d.Runs, viewRun(rec))
@@ -141,11 +175,10 @@ func (m *Model) WritePage(w io.Writer, popt PageOptions) error {
 	for _, rec := range m.Records[1:] {
 		d.Comparisons = append(d.Comparisons, viewComparison(compare.Records(m.Records[0], rec, opt)))
 	}
-	data, err := chartJSON(m)
-	if err != nil {
+	var err error
+	if d.chartsView, err = newChartsView(m.seconds(), m.runIDs(), m.Charts); err != nil {
 		return err
 	}
-	d.Data = template.JS(data)
 	return page.Execute(w, d)
 }
 
@@ -269,11 +302,9 @@ func ComparisonHTML(r *compare.Result) (template.HTML, error) {
 // Style is the reports' style sheet, for pages that show parts of them.
 func Style() template.CSS { return template.CSS(styleCSS) }
 
-// chartJSON writes the charts' data: per chart its id, unit, x label (""
-// for the time axis), the number of series, per run its x values, series labels and y values (null for a
-// gap), the step bounds, and for a heatmap its buckets' edges ("heat").
-func chartJSON(m *Model) ([]byte, error) {
-	var b bytes.Buffer
+// seconds is how long the longest of the model's runs lasted (until now
+// for one still running), rounded up: the span of its charts in time.
+func (m *Model) seconds() float64 {
 	secs := 0.0
 	for _, rec := range m.Records {
 		end := rec.Run.EndedAt
@@ -282,19 +313,37 @@ func chartJSON(m *Model) ([]byte, error) {
 		}
 		secs = math.Max(secs, end.Sub(rec.Run.StartedAt).Seconds())
 	}
-	fmt.Fprintf(&b, `{"seconds":%.3f,"runs":[`, math.Ceil(secs))
-	for i, rec := range m.Records {
+	return math.Ceil(secs)
+}
+
+func (m *Model) runIDs() []int64 {
+	var ids []int64
+	for _, rec := range m.Records {
+		ids = append(ids, rec.Run.ID)
+	}
+	return ids
+}
+
+// chartJSON writes the charts' data: the seconds charts in time span, the
+// runs, and per chart its id, unit, x label ("" for the time axis), the
+// number of series, per run its x values, series labels and y values (null
+// for a gap), the step bounds, for a heatmap its buckets' edges ("heat"),
+// and the points marked ("marks").
+func chartJSON(seconds float64, runs []int64, charts []Chart) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `{"seconds":%.3f,"runs":[`, seconds)
+	for i, id := range runs {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.FormatInt(rec.Run.ID, 10))
+		b.WriteString(strconv.FormatInt(id, 10))
 	}
 	b.WriteString(`],"charts":[`)
-	for i, c := range m.Charts {
+	for i, c := range charts {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"xlog":%t,"xwhole":%t,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.XLog, c.XWhole, c.SeriesCount())
+		fmt.Fprintf(&b, `{"id":%s,"unit":%s,"xlabel":%s,"xlog":%t,"xwhole":%t,"xtime":%t,"series":%d,"runs":[`, jsonString(c.ID), jsonString(c.Unit), jsonString(c.XLabel), c.XLog, c.XWhole, c.XTime, c.SeriesCount())
 		for j, r := range c.Runs {
 			if j > 0 {
 				b.WriteByte(',')
@@ -343,34 +392,50 @@ func chartJSON(m *Model) ([]byte, error) {
 			b.WriteString(`,"heat":`)
 			numbers(&b, c.Heat, 6)
 		}
+		if len(c.Marks) > 0 {
+			b.WriteString(`,"marks":[`)
+			for j, mk := range c.Marks {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(&b, `{"run":%d,"kind":%s,"label":%s,"x":`, mk.Run, jsonString(mk.Kind), jsonString(mk.Label))
+				number(&b, mk.X, -3)
+				b.WriteString(`,"y":`)
+				number(&b, mk.Y, 4)
+				b.WriteString(`}`)
+			}
+			b.WriteString(`]`)
+		}
 		b.WriteString(`}`)
 	}
 	b.WriteString(`]}`)
 	return b.Bytes(), nil
 }
 
-// numbers writes a JSON array of values rounded to digits significant
-// digits, or to -digits decimals when digits < 0 (NaN and infinities as
-// null).
+// numbers writes a JSON array of values, each as number writes it.
 func numbers(b *bytes.Buffer, vals []float64, digits int) {
 	b.WriteByte('[')
-	var tmp []byte
 	for i, v := range vals {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			b.WriteString("null")
-			continue
-		}
-		if digits < 0 {
-			tmp = strconv.AppendFloat(tmp[:0], math.Round(v*1000)/1000, 'f', -1, 64)
-		} else {
-			tmp = appendRounded(tmp[:0], v, digits)
-		}
-		b.Write(tmp)
+		number(b, v, digits)
 	}
 	b.WriteByte(']')
+}
+
+// number writes v rounded to digits significant digits, or to -digits
+// decimals when digits < 0 (NaN and infinities as null).
+func number(b *bytes.Buffer, v float64, digits int) {
+	var tmp [32]byte
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		b.WriteString("null")
+	case digits < 0:
+		b.Write(strconv.AppendFloat(tmp[:0], math.Round(v*1000)/1000, 'f', -1, 64))
+	default:
+		b.Write(appendRounded(tmp[:0], v, digits))
+	}
 }
 
 // appendRounded appends v with at least digits significant digits, and

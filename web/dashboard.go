@@ -21,7 +21,8 @@ import (
 )
 
 // The dashboard: server-rendered pages (html/template), nothing fetched
-// from elsewhere, no script but the run report's charts.
+// from elsewhere, no script but the charts of a run report and of the
+// fleet history (report.ChartsHTML).
 //
 //	GET /                 runs, newest first (?playbook= &status= &trigger= &before=ID)
 //	GET /runs/{id}        a run's report, as wtd report writes it, with its verdict
@@ -56,6 +57,7 @@ p.empty { color: #555; }
 td.change-regression { border-left: 3px solid #b00; }
 td.change-improvement { border-left: 3px solid #070; }
 td.change-change { border-left: 3px solid #a60; }
+span.host-colour { display: inline-block; width: 1.5em; height: .3em; vertical-align: middle; margin-right: .5em; }
 footer.api { margin-top: 2em; color: #666; font-size: 12px; border-top: 1px solid #eee; }
 `)
 

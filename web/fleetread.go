@@ -34,7 +34,8 @@ type fleetHistoryCell struct {
 // fleetHistoryHost is one host's history: its runs and its steps.
 type fleetHistoryHost struct {
 	Host, HostID string
-	Runs         []string // the runs' keys, oldest first
+	Colour       template.CSS // its line's in the charts
+	Runs         []string     // the runs' keys, oldest first
 	Params       string
 	Skipped      int
 	Rows         []fleetHistoryRow
@@ -48,12 +49,15 @@ type fleetHistoryPage struct {
 	Alpha                        float64
 	MinRuns                      int
 	Hosts                        []fleetHistoryHost
+	// Charts draw each step's history with a line per host.
+	Charts template.HTML
 }
 
 // fleetHistoryPage is GET /fleet/history?playbook=P[&host=H][&metric=M]:
-// a playbook's history across the hosts of the results store, a table
-// per host with each step's value in each run and the host's own change
-// points, as wtd history PLAYBOOK --results URI finds them.
+// a playbook's history across the hosts of the results store, as wtd
+// history PLAYBOOK --results URI finds it: a chart per step with a line per
+// host and the hosts' change points marked, then a table per host with
+// each step's value in each run and the host's own change points.
 func (s *Server) fleetHistoryPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	p := fleetHistoryPage{page: newPage("Fleet history", "fleet"), Playbook: q.Get("playbook"), Host: q.Get("host"),
@@ -102,8 +106,12 @@ func (s *Server) fleetHistoryPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Alpha, p.MinRuns = h.Alpha, h.MinRuns
-	for _, hh := range h.Hosts {
-		p.Hosts = append(p.Hosts, historyHost(hh))
+	for i, hh := range h.Hosts {
+		p.Hosts = append(p.Hosts, historyHost(hh, report.HostColours[i%len(report.HostColours)]))
+	}
+	if p.Charts, err = report.ChartsHTML(report.HistoryCharts(h)); err != nil {
+		fail(http.StatusInternalServerError, err)
+		return
 	}
 	render(w, http.StatusOK, "fleethistory", p)
 }
@@ -111,9 +119,10 @@ func (s *Server) fleetHistoryPage(w http.ResponseWriter, r *http.Request) {
 // fleetHistoryRuns bounds the runs of each host a history page reads.
 const fleetHistoryRuns = 100
 
-// historyHost lays out one host's history as a table.
-func historyHost(hh compare.HostHistory) fleetHistoryHost {
-	out := fleetHistoryHost{Host: hh.Host, HostID: hh.HostID, Params: record.ParamsShort(hh.Params), Skipped: hh.Skipped}
+// historyHost lays out one host's history as a table; colour is its
+// line's in the charts.
+func historyHost(hh compare.HostHistory, colour string) fleetHistoryHost {
+	out := fleetHistoryHost{Host: hh.Host, HostID: hh.HostID, Colour: template.CSS(colour), Params: record.ParamsShort(hh.Params), Skipped: hh.Skipped}
 	for _, r := range hh.Runs {
 		out.Runs = append(out.Runs, r.Key)
 	}

@@ -69,7 +69,8 @@ Runs with different parameters, playbooks (or playbook text), servers
 comparable.
 
 --baseline RUN compares RUN with the previous ok run of the same playbook
-with the same parameters.
+with the same parameters; --baseline HOST:RUN --results URI with the
+previous such run of that host in the results store.
 
 --by LABEL compares within one run: the steps of each value of a label or
 setting (cacheSizeGB, a label the playbook gives its steps, a server
@@ -90,6 +91,7 @@ wtd import, "wtd compare 7@normal 7@incident".
 ` + runArgHelp,
 		Example: `  wtd compare 12 14
   wtd compare --baseline latest:cache_sweep
+  wtd compare --baseline db7:42 --results "$WTD_RESULTS"
   wtd compare 7@normal 7@incident
   wtd compare 4 --by cacheSizeGB
   wtd compare 4 5 --ignore-label cacheSizeGB
@@ -131,14 +133,15 @@ wtd import, "wtd compare 7@normal 7@incident".
 				}
 				return nil
 			}
-			cfg, central, err := f.results.readConfig(env, args)
+			refs := args
+			if f.baseline != "" {
+				refs = []string{f.baseline}
+			}
+			cfg, central, err := f.results.readConfig(env, refs)
 			if err != nil {
 				return err
 			}
 			if central {
-				if f.baseline != "" {
-					return usageErr("--baseline compares with a run of this host's results database: not with --results")
-				}
 				results, err := centralComparisons(ctx, cfg, args, f)
 				if err != nil {
 					return err
@@ -191,23 +194,51 @@ func runComparisons(ctx context.Context, st *store.Store, args []string, f compa
 }
 
 // centralComparisons compares runs of the central results store cfg
-// names, read back as their hosts recorded them.
+// names, read back as their hosts recorded them; with --baseline, the run
+// with its host's previous ok run of the playbook (fleet.PreviousOK).
 func centralComparisons(ctx context.Context, cfg fleet.Config, args []string, f compareFlags) ([]*compare.Result, error) {
 	sink, err := fleet.Open(ctx, cfg)
 	if err != nil {
 		return nil, failed(err)
 	}
 	defer sink.Close(context.WithoutCancel(ctx))
-	return compareRecords(args, f, func(ref string) (*record.Record, error) {
+	find := func(ref string) (fleet.FleetRun, error) {
 		r, err := sink.Find(ctx, ref)
 		if errors.Is(err, fleet.ErrNoRun) {
-			return nil, usageErr("%v (see wtd runs --results)", err)
+			return r, usageErr("%v (see wtd runs --results)", err)
+		}
+		return r, failed(err)
+	}
+	load := func(r fleet.FleetRun) (*record.Record, error) {
+		rec, err := sink.Record(ctx, r)
+		return rec, failed(err)
+	}
+	if f.baseline != "" {
+		r, err := find(f.baseline)
+		if err != nil {
+			return nil, err
+		}
+		base, err := sink.PreviousOK(ctx, r)
+		if errors.Is(err, fleet.ErrNoRun) {
+			return nil, usageErr("%v", err)
 		}
 		if err != nil {
 			return nil, failed(err)
 		}
-		rec, err := sink.Record(ctx, r)
-		return rec, failed(err)
+		var recs [2]*record.Record
+		for i, fr := range []fleet.FleetRun{base, r} {
+			if recs[i], err = load(fr); err != nil {
+				return nil, err
+			}
+		}
+		return []*compare.Result{compare.Records(recs[0], recs[1], f.opt)}, nil
+	}
+	return compareRecords(args, f, func(ref string) (*record.Record, error) {
+		r, err := find(ref)
+		if err != nil {
+			return nil, err
+		}
+		return load(r)
 	})
 }
 

@@ -143,19 +143,37 @@ type DrawnChart struct {
 	Expected int    `json:"expected"`
 }
 
+// Palette is charts.js's palette of line colours.
+var Palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"}
+
 // LinePixels is a script that counts, per chart of a report, the canvas
 // pixels in the colours of its lines (charts.js's palette): lines were
 // drawn, not just the axes, grid and step marks (greys, and pale red for a
 // second run's steps).
-const LinePixels = `Array.from(document.querySelectorAll(".chart")).map(function (div) {
-  var pal = [[31,119,180],[214,39,40],[44,160,44],[255,127,14],[148,103,189],[140,86,75],[227,119,194],[23,190,207]];
+var LinePixels = ColourPixels(Palette...) + `.map(function (a) { return a.reduce(function (x, y) { return x + y; }, 0); })`
+
+// ColourPixels is a script that counts, per chart of a page (the canvas of
+// each .chart), the pixels in each of colours ("#rrggbb", within 16 a
+// channel): an array per chart, a count per colour.
+func ColourPixels(colours ...string) string {
+	var rgb []string
+	for _, c := range colours {
+		var r, g, b int
+		if _, err := fmt.Sscanf(c, "#%02x%02x%02x", &r, &g, &b); err != nil {
+			panic("testbrowser: colour " + c)
+		}
+		rgb = append(rgb, fmt.Sprintf("[%d,%d,%d]", r, g, b))
+	}
+	return `Array.from(document.querySelectorAll(".chart")).map(function (div) {
+  var pal = [` + strings.Join(rgb, ",") + `], n = pal.map(function () { return 0; });
   var c = div.querySelector("canvas");
-  if (!c) return 0;
-  var d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, n = 0;
+  if (!c) return n;
+  var d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
   for (var i = 0; i < d.length; i += 4) {
     if (d[i+3] < 128) continue;
     for (var k = 0; k < pal.length; k++)
-      if (Math.abs(d[i] - pal[k][0]) < 16 && Math.abs(d[i+1] - pal[k][1]) < 16 && Math.abs(d[i+2] - pal[k][2]) < 16) { n++; break; }
+      if (Math.abs(d[i] - pal[k][0]) < 16 && Math.abs(d[i+1] - pal[k][1]) < 16 && Math.abs(d[i+2] - pal[k][2]) < 16) { n[k]++; break; }
   }
   return n;
 })`
+}
