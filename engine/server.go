@@ -86,7 +86,9 @@ func (r *Run) StartServer(ctx context.Context, opts ServerOptions) (*Server, err
 		return nil, fmt.Errorf("create dbpath: %w", err)
 	}
 	spec.LogPath = r.dir + "/" + name + ".log"
-	hs, err := hostctl.Start(ctx, spec, r.cfg.StartOptions)
+	started := r.cfg.StartOptions
+	started.Owner = r
+	hs, err := hostctl.Start(ctx, spec, started)
 	if err != nil {
 		return nil, err
 	}

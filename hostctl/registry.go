@@ -25,13 +25,26 @@ func unregister(s *Server) {
 }
 
 // StopAll stops, in parallel, every server this process started that has
-// not been stopped; wtd calls it on SIGINT, SIGTERM and panic. It is safe
+// not been stopped, whoever started them. It is safe
 // to call from several goroutines at once and returns every Stop error.
 func StopAll(ctx context.Context) error {
+	return stop(ctx, func(*Server) bool { return true })
+}
+
+// StopOwned is StopAll for the servers started with StartOptions.Owner
+// owner (a nil owner is an owner too: the servers started without one).
+func StopOwned(ctx context.Context, owner any) error {
+	return stop(ctx, func(s *Server) bool { return s.opts.Owner == owner })
+}
+
+// stop stops, in parallel, the registered servers that pick chooses.
+func stop(ctx context.Context, pick func(*Server) bool) error {
 	registry.mu.Lock()
 	servers := make([]*Server, 0, len(registry.servers))
 	for s := range registry.servers {
-		servers = append(servers, s)
+		if pick(s) {
+			servers = append(servers, s)
+		}
 	}
 	registry.mu.Unlock()
 

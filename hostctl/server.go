@@ -38,6 +38,10 @@ type StartOptions struct {
 	// Dialer opens the driver's connections to the server; nil means
 	// LoopbackDialer.
 	Dialer options.ContextDialer
+	// Owner is who started the server (wtd's run): StopOwned(ctx, Owner)
+	// stops its servers and no other's, so two runs in one process (the
+	// tests run wtd in-process) never stop each other's.
+	Owner any
 }
 
 func (o StartOptions) withDefaults() StartOptions {

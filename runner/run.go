@@ -232,6 +232,8 @@ func (r *Run) finish(status, reason string, cause error) Result {
 	if err := r.Finish(ctx, status, reason); err != nil && r.errs != nil {
 		fmt.Fprintf(r.errs, "wtd: finishing run %d: %v\n", r.ID, err)
 	}
-	hostctl.StopAll(ctx)
+	// Finish stopped the run's servers; this stops one whose start was
+	// under way then.
+	hostctl.StopOwned(ctx, r.Run)
 	return Result{RunID: r.ID, Status: status, Reason: store.RedactURI(reason), Err: cause, Duration: time.Since(r.start)}
 }

@@ -16,6 +16,7 @@ m:stop()
 `
 
 func TestAllowDirLetsADBPathOutsideTheRunDirectory(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	pb := writePlaybook(t, allowDirPlaybook)
 	allowed := t.TempDir()

@@ -29,6 +29,7 @@ report.table{ by = "size", title = "by size", verdict = true }
 `
 
 func TestCompareBySetting(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	dir := t.TempDir()
 	db, pb := filepath.Join(dir, "wtd.db"), filepath.Join(dir, "by.lua")

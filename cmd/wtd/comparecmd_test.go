@@ -24,6 +24,7 @@ func parseComparisons(t *testing.T, out string) []compare.Result {
 }
 
 func TestCompareRecordedRuns(t *testing.T) {
+	t.Parallel()
 	fx := recordedRuns(t)
 	res := runCLI(t, nil, "compare", "--db", fx.db, "1", "2")
 	if res.code != 0 || !strings.Contains(res.stdout, "comparable: same playbook, parameters, servers and host") ||

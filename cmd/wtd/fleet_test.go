@@ -98,6 +98,7 @@ func fleetRuns(t *testing.T, uri string, args ...string) []struct {
 // --waiting, and goes with the next wtd push; pushing again writes nothing
 // new.
 func TestTwoHostsPushToTheResultsStore(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	results := testbin.StartMinimongod(t, 0)
 	srv := testbin.StartMinimongod(t, 0, "--setParameter", "ttlMonitorEnabled=false")

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -51,6 +52,7 @@ func fleetTwoHosts(t *testing.T) (uri, dbA, dbB string) {
 	_, mm := binaries(t)
 	results := testbin.StartMinimongod(t, 0)
 	pb := writePlaybook(t, fleetRatePlaybook)
+	t.Cleanup(func() { os.Unsetenv("WTD_FLEET_RATE") })
 	dbA, dbB = filepath.Join(t.TempDir(), "wtd.db"), filepath.Join(t.TempDir(), "wtd.db")
 	for i := range 6 {
 		if i == 3 {
@@ -65,7 +67,9 @@ func fleetTwoHosts(t *testing.T) (uri, dbA, dbB string) {
 			if db == dbA && i >= 3 {
 				rate = "200"
 			}
-			t.Setenv("WTD_FLEET_RATE", rate)
+			// Not t.Setenv: the test runs in parallel with others, and only
+			// this playbook reads the variable.
+			os.Setenv("WTD_FLEET_RATE", rate)
 			if r := runCLI(t, nil, "--db", db, "run", "--mongod", mm, "--sample-interval", "500ms", pb); r.code != 0 {
 				t.Fatalf("wtd run %d: %d\n%s", i+1, r.code, r.stderr)
 			}
@@ -130,6 +134,7 @@ func compareLocal(t *testing.T, dbA, dbB string) *compare.MeasureRow {
 // host B's gives a slower verdict on reads from the per-second values, as
 // compare of the same runs read from the hosts' own databases does.
 func TestHistoryAndCompareAcrossHosts(t *testing.T) {
+	t.Parallel()
 	uri, dbA, dbB := fleetTwoHosts(t)
 	all := fleetRuns(t, uri)
 	if len(all) != 13 {
@@ -472,6 +477,7 @@ func fleetHistoryInBrowser(t *testing.T, base string, a, b fleetHost) {
 // does not send wtd show 1, wtd compare 1 2 or wtd runs to the results
 // store (here one that is not there): they read this host's database.
 func TestResultsVariableLeavesLocalReadsLocal(t *testing.T) {
+	t.Parallel()
 	fx := recordedRuns(t)
 	env := map[string]string{"WTD_RESULTS": "mongodb://127.0.0.1:1/"}
 	for _, args := range [][]string{{"show", "1"}, {"compare", "1", "2"}, {"runs"}, {"show", "latest"}} {

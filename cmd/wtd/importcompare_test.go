@@ -21,6 +21,7 @@ const import70 = "../../internal/ftdc/testdata/7.0.0-rc6/b1ron+ftdc--metrics.202
 // 70 at 450 µs) and compares the normal hour with the incident one through
 // the CLI: both are slower, with their p-values, and the verdict says so.
 func TestCompareAnIncidentHour(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"WTD_DB": filepath.Join(t.TempDir(), "wtd.db")}
 	file := filepath.Join(t.TempDir(), "metrics.2024-04-16T11-34-42Z-00000")
 	if _, err := ftdcedit.Copy(import70, file, ftdcedit.Options{To: 2 * time.Hour, Sample: ftdcedit.Queries(func(off time.Duration) (int64, int64) {
@@ -123,6 +124,7 @@ func serverFiles(t *testing.T, dir string) []string {
 // about 20%, and the settings that changed there are named. Imported one
 // file at a time (no label), history finds the same.
 func TestHistoryOfImportsFindsTheKnob(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "diagnostic.data")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)

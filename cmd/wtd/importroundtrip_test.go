@@ -38,6 +38,7 @@ m:stop()
 // (the margin covers the time a serverStatus takes), and equals them when
 // they are equal: the counter stood still across the second.
 func TestImportOfMinimongodsDiagnosticData(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	dbpath := filepath.Join(t.TempDir(), "db")
 	db := filepath.Join(t.TempDir(), "wtd.db")

@@ -56,6 +56,7 @@ func waitFor(t *testing.T, out *syncBuffer, text string, within time.Duration) {
 // numbers, so the second waits for the first, saying who holds the lock,
 // and --no-wait refuses at once with exit 3.
 func TestTwoRunsTakeTurns(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	state := t.TempDir()
 	db := filepath.Join(t.TempDir(), "wtd.db")

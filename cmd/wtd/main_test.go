@@ -67,6 +67,7 @@ report.table{ by = "cacheSizeGB" }
 `
 
 func TestRunTinyPlaybookRecordsEverything(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	db := filepath.Join(t.TempDir(), "wtd.db")
 	pb := writePlaybook(t, tinyPlaybook)

@@ -78,6 +78,7 @@ type output struct{ name, text string }
 // minimongod) and one that fails, in a run of the CLI and a run and
 // windows of the daemon.
 func TestURIPasswordsNeverLeak(t *testing.T) {
+	t.Parallel()
 	wtdBin, mm := binaries(t)
 	srv := testbin.StartMinimongod(t, 0)
 	direct := fmt.Sprintf("127.0.0.1:%d", srv.Port)

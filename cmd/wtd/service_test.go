@@ -38,6 +38,7 @@ end }
 // interrupted (SIGINT), and one killed (SIGKILL) followed by any wtd
 // command.
 func TestServiceIsPutBackHoweverTheRunEnds(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"ok", "fail", "sigint", "sigkill"} {
 		t.Run(mode, func(t *testing.T) { testServicePutBack(t, mode) })
 	}
@@ -121,6 +122,7 @@ func TestServiceNeedsAllowService(t *testing.T) {
 // the server running with it) and its step is recorded failed with the
 // server's log lines.
 func TestServiceConfigThatBreaksTheServerIsAFailedStep(t *testing.T) {
+	t.Parallel()
 	svc := testsvc.Start(t, testbin.Minimongod(t))
 	db := filepath.Join(t.TempDir(), "wtd.db")
 	pb := writePlaybook(t, fmt.Sprintf(`

@@ -32,6 +32,7 @@ end }
 // meets ends ok, its vs_baseline threshold judged against the ok run
 // before it (the first has none).
 func TestThresholdsGateTheRun(t *testing.T) {
+	t.Parallel()
 	_, mm := binaries(t)
 	db := filepath.Join(t.TempDir(), "wtd.db")
 	pb := writePlaybook(t, thresholdPlaybook)

@@ -132,6 +132,7 @@ func changeStates(t *testing.T, db string, id int64) map[string]int {
 // changed; the next command (wtd runs) records the run aborted and puts
 // every knob back: the server answers with its startup values again.
 func TestKilledTuneLeavesNothingChanged(t *testing.T) {
+	t.Parallel()
 	srv := testbin.StartMinimongod(t, 0, attachedStartup...)
 	if got := knobsInForce(t, srv.URI, tunedKnobs...); fmt.Sprint(got) != fmt.Sprint(attachedStartupValues) {
 		t.Fatalf("the server starts with %v, want %v", got, attachedStartupValues)
@@ -199,6 +200,7 @@ print("kept: " .. tostring(r.kept))
 // command (wtd runs) restores nothing. When the confirmation did not find
 // it better, the server has its settings before the run back.
 func TestKeepBestOnAnAttachedServerStays(t *testing.T) {
+	t.Parallel()
 	names := []string{"eviction_dirty_target", "eviction_dirty_trigger"}
 	srv := testbin.StartMinimongod(t, 0, "--wiredTigerEngineConfigString", "eviction_dirty_target=1,eviction_dirty_trigger=2")
 	startup := map[string]float64{"eviction_dirty_target": 1, "eviction_dirty_trigger": 2}
