@@ -118,7 +118,7 @@ func TestQuietSecondIsAGapInTheCharts(t *testing.T) {
 			t.Fatalf("%s: heatmap %v, %v", name, heat, err)
 		}
 		m := &Model{Records: []*record.Record{rec}, Charts: []Chart{{ID: "ops", Runs: []RunData{ops}}, {ID: "p99", Runs: []RunData{p99}}, *heat}}
-		js, err := chartJSON(m)
+		js, err := chartJSON(5, []int64{1}, m.Charts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,23 +52,23 @@ func fleetTwoHosts(t *testing.T) (uri, dbA, dbB string) {
 	_, mm := binaries(t)
 	results := testbin.StartMinimongod(t, 0)
 	pb := writePlaybook(t, fleetRatePlaybook)
-	t.Cleanup(func() { os.Unsetenv("WTD_FLEET_RATE") })
+	// Not t.Setenv: the test runs in parallel with others, and only this
+	// playbook reads these variables.
+	t.Cleanup(func() { os.Unsetenv("WTD_FLEET_RATE"); os.Unsetenv("WTD_FLEET_SKIP") })
 	dbA, dbB = filepath.Join(t.TempDir(), "wtd.db"), filepath.Join(t.TempDir(), "wtd.db")
 	for i := range 6 {
 		if i == 3 {
-			t.Setenv("WTD_FLEET_SKIP", "1")
+			os.Setenv("WTD_FLEET_SKIP", "1")
 			if r := runCLI(t, nil, "--db", dbB, "run", "--mongod", mm, "--sample-interval", "500ms", pb); r.code != 0 {
 				t.Fatalf("wtd run reading nothing: %d\n%s", r.code, r.stderr)
 			}
-			t.Setenv("WTD_FLEET_SKIP", "")
+			os.Unsetenv("WTD_FLEET_SKIP")
 		}
 		for _, db := range []string{dbA, dbB} {
 			rate := "400"
 			if db == dbA && i >= 3 {
 				rate = "200"
 			}
-			// Not t.Setenv: the test runs in parallel with others, and only
-			// this playbook reads the variable.
 			os.Setenv("WTD_FLEET_RATE", rate)
 			if r := runCLI(t, nil, "--db", db, "run", "--mongod", mm, "--sample-interval", "500ms", pb); r.code != 0 {
 				t.Fatalf("wtd run %d: %d\n%s", i+1, r.code, r.stderr)
