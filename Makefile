@@ -47,11 +47,13 @@ demo: build
 # its API, where goroutines share state.
 RACE_PKGS = ./engine ./engine/workload ./engine/store ./schedule/... ./daemon/... ./web/...
 
+# The tests mostly wait on servers and rates, not on the CPU: four
+# packages at once keep two cores busy.
 test: test-deps
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 	CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/wtd
-	$(GO) test -timeout 20m ./...
+	$(GO) test -p 4 -timeout 20m ./...
 	$(GO) test -race -timeout 20m $(RACE_PKGS)
 	@$(MAKE) --no-print-directory fuzz
 

@@ -384,6 +384,7 @@ assert(type(f.kernel_release) == "string" and #f.kernel_release > 0, "kernel_rel
 }
 
 func TestMongod(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	var mu sync.Mutex
 	labels := map[string]int{}
@@ -485,11 +486,13 @@ func TestRestartAttachedIsErrAttached(t *testing.T) {
 // (or at a moment), keeping doc_bytes; the TTL monitor deletes what
 // expired and nothing else.
 func TestCreateIndexAndDates(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	tr.mustRunFile(t, "ttl_test.lua", tr.env(nil))
 }
 
 func TestCreateIndexAndDateErrors(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	for _, tc := range []struct{ src, want string }{
 		{`m:create_index{ ns = "t.c", key = { a = 1, b = 1 } }`, "a compound key needs its order"},

@@ -38,6 +38,7 @@ func (tr *testRun) tunings(t *testing.T) []record.Tuning {
 // recorded, and the server has its WiredTiger settings before the search
 // back at the end.
 func TestTuneSearchesRecordsAndRestores(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	src := tuneLoad + `local r = tune{ server = m,
   knobs = { eviction_dirty_target = {2, 10}, eviction_dirty_trigger = {5, 30}, ["checkpoint.wait"] = {10, 120, log = true} },
@@ -174,6 +175,7 @@ for _, t in ipairs(r.trials) do print(t.name .. ": " .. t.status .. ": " .. (t.r
 // two-second workload (how long idle file handles stay open) gives the
 // verdict that no setting beat the baseline, after confirmation rounds.
 func TestTuneKnobWithoutEffectIsNoImprovement(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	src := tuneLoad + `local r = tune{ server = m,
   knobs = { ["file_manager.close_idle_time"] = {1000, 100000} },
@@ -255,6 +257,7 @@ func TestTuneRefusesBadOptions(t *testing.T) {
 // unmeasured and in no step, between the start of the search and the
 // baseline: the server counts their updates, which no step recorded.
 func TestTuneWarmsUpBeforeTheBaseline(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	src := tuneLoad + `local before = m:server_status().opcounters.update
 local r = tune{ server = m, knobs = { eviction_dirty_target = {2, 10} }, objective = "p99",

@@ -11,6 +11,7 @@ import (
 // distributions, presets, rates, warm-ups, watches and sweep.threads from
 // Lua, with their errors; the sweep's steps are recorded with their labels.
 func TestWorkloadOptions(t *testing.T) {
+	t.Parallel()
 	tr := newTestRun(t, withServer(t))
 	tr.mustRunFile(t, "workload_test.lua", tr.env(nil))
 	var knee []record.StepRecord

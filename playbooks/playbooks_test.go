@@ -75,6 +75,7 @@ func TestPlaybooksRun(t *testing.T) {
 	bin := testbin.Minimongod(t)
 	for _, f := range files {
 		t.Run(f, func(t *testing.T) {
+			t.Parallel()
 			params, ok := small[f]
 			if !ok {
 				t.Fatalf("%s has no small parameters in this test: add them", f)

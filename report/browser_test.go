@@ -33,6 +33,7 @@ func TestReportInBrowser(t *testing.T) {
 		runs []int64
 	}{{"report-run", recorded, []int64{1}}, {"report-overlay", recorded, []int64{1, 2}}, {"report-knee", recordedKnee, []int64{1}}, {"report-tune", recordedTune, []int64{1}}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // their recorded runs are made at once
 			m, err := Load(ctx, tc.st(t), tc.runs...)
 			if err != nil {
 				t.Fatal(err)
