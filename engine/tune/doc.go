@@ -24,11 +24,13 @@
 // The method: the first Initial trials are a Latin hypercube; then a
 // Gaussian process (zero mean on standardised objectives, a Matérn 5/2
 // kernel with one length scale per knob, a signal and a noise variance,
-// hyperparameters by maximum marginal likelihood with L-BFGS from the
-// previous fit and random restarts, within bounds) models the results, and
-// the next trial maximises expected improvement over the best posterior
-// mean among the best trials (random feasible candidates, moves around the
-// best trials, Nelder-Mead from the best few).
+// hyperparameters by maximum marginal likelihood times a log-normal prior
+// on the length scales, with L-BFGS from the previous fit and random
+// restarts, within bounds) models the results, and the next trial
+// maximises expected improvement over the incumbent, the lowest posterior
+// mean among the measured trials, by more than the model's noise (random
+// feasible candidates, moves around the incumbents scaled by the length
+// scales, Nelder-Mead from the best few).
 //
 // Constraints are kept by construction, never by luck: designs and random
 // candidates go through a map from the cube onto settings that keep every

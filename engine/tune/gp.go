@@ -168,8 +168,9 @@ func negLogLik(x [][]float64, y, theta, grad []float64) float64 {
 }
 
 // fitGP fits the hyperparameters by maximising the log marginal likelihood
-// (L-BFGS over bounded log-parameters) from the previous fit's values, a
-// default and restarts random starts, and keeps the best. Length scales
+// plus the length scales' log prior (L-BFGS over bounded log-parameters)
+// from the previous fit's values, a default and restarts random starts,
+// and keeps the best. Length scales
 // are at least exp(lengthLo).
 func fitGP(x [][]float64, y, warm []float64, restarts int, lengthLo float64, rng *rand.Rand) (*gp, error) {
 	d := len(x[0])
@@ -207,7 +208,7 @@ func fitGP(x [][]float64, y, warm []float64, restarts int, lengthLo float64, rng
 }
 
 // maximiseLik runs L-BFGS from theta0 and returns the best hyperparameters
-// reached and their negative log likelihood.
+// reached and their negative log likelihood plus negative log prior.
 func maximiseLik(x [][]float64, y, theta0 []float64, box [][2]float64) ([]float64, float64) {
 	var lastZ, lastG []float64
 	var lastF float64
@@ -221,6 +222,8 @@ func maximiseLik(x [][]float64, y, theta0 []float64, box [][2]float64) ([]float6
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			f = 1e300
 			clear(g)
+		} else {
+			f += negLogLengthPrior(theta[:len(theta)-2], g)
 		}
 		for i := range g {
 			g[i] *= dtheta[i]
@@ -243,6 +246,28 @@ func maximiseLik(x [][]float64, y, theta0 []float64, box [][2]float64) ([]float6
 	}
 	theta, _ := fromFree(z, box)
 	return theta, f
+}
+
+// lengthPrior is the prior on each length scale (in units of the unit
+// cube): log-normal, its median half a knob's range and its log's standard
+// deviation 1, so that 95% of it lies between 0.07 and 3.5 ranges. The
+// likelihood alone is happy to call knobs irrelevant (length scales at the
+// bound of 10) from data gathered in one basin, after which the model is
+// sure of the whole space and never looks elsewhere: on Hartmann-6 with 5%
+// noise, 13 seeds of 20 never came within 5% of the optimum in 150 trials.
+var lengthPrior = struct{ median, sd float64 }{median: 0.5, sd: 1}
+
+// negLogLengthPrior is the negative log prior density of the length scales
+// (given as logs), up to a constant; it adds its gradient to grad.
+func negLogLengthPrior(logLS, grad []float64) float64 {
+	var f float64
+	mu, v := math.Log(lengthPrior.median), lengthPrior.sd*lengthPrior.sd
+	for j, t := range logLS {
+		d := t - mu
+		f += d * d / (2 * v)
+		grad[j] += d / v
+	}
+	return f
 }
 
 func equal(a, b []float64) bool {

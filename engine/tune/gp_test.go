@@ -109,15 +109,49 @@ func TestFitRepeatedPoints(t *testing.T) {
 
 func TestExpectedImprovement(t *testing.T) {
 	// Far below the incumbent with little doubt: EI is the improvement.
-	if got := expectedImprovement(-2, 1e-6, 0); math.Abs(got-(2-eiMargin)) > 1e-9 {
-		t.Errorf("EI(mean -2, sd ~0, best 0) = %g, want %g", got, 2-eiMargin)
+	if got := expectedImprovement(-2, 1e-6, 0); math.Abs(got-2) > 1e-9 {
+		t.Errorf("EI(mean -2, sd ~0, target 0) = %g, want 2", got)
 	}
 	// Far above: nothing.
 	if got := expectedImprovement(5, 0.1, 0); got > 1e-12 {
-		t.Errorf("EI(mean 5, sd 0.1, best 0) = %g, want about 0", got)
+		t.Errorf("EI(mean 5, sd 0.1, target 0) = %g, want about 0", got)
 	}
 	// More doubt, more EI at the same mean.
 	if a, b := expectedImprovement(0, 0.1, 0), expectedImprovement(0, 1, 0); !(b > a) {
 		t.Errorf("EI with sd 1 (%g) should exceed EI with sd 0.1 (%g)", b, a)
+	}
+}
+
+// TestNegLogLengthPriorGradient checks the prior's gradient against
+// central differences, and that it is least at the prior's median.
+func TestNegLogLengthPriorGradient(t *testing.T) {
+	logLS := []float64{math.Log(0.05), math.Log(0.5), math.Log(4)}
+	grad := make([]float64, len(logLS))
+	negLogLengthPrior(logLS, grad)
+	for i := range logLS {
+		const h = 1e-5
+		up, down := append([]float64(nil), logLS...), append([]float64(nil), logLS...)
+		up[i] += h
+		down[i] -= h
+		g := make([]float64, len(logLS))
+		num := (negLogLengthPrior(up, g) - negLogLengthPrior(down, g)) / (2 * h)
+		if math.Abs(num-grad[i]) > 1e-6*math.Max(1, math.Abs(num)) {
+			t.Errorf("d/dlog ls[%d]: analytic %g, numeric %g", i, grad[i], num)
+		}
+	}
+	if grad[1] != 0 || grad[0] >= 0 || grad[2] <= 0 {
+		t.Errorf("gradient %v: want 0 at the median, pulling both others towards it", grad)
+	}
+}
+
+func TestImprovementMargin(t *testing.T) {
+	tests := []struct{ sn2, want float64 }{
+		{1e-6, minMargin}, // almost no noise: the least margin
+		{0.04, 0.2},       // the noise's standard deviation
+	}
+	for _, tt := range tests {
+		if got := improvementMargin(tt.sn2); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("improvementMargin(%g) = %g, want %g", tt.sn2, got, tt.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -35,7 +36,7 @@ const (
 	hyperRestarts = 2    // random restarts of the likelihood fit, besides the previous fit and a default
 	randomCands   = 1500 // random feasible candidates per proposal
 	localStarts   = 4    // Nelder-Mead polishes of the best candidates
-	aroundBest    = 3    // best observed points that candidates are moved around
+	aroundBest    = 3    // measured points of lowest posterior mean that candidates are moved around
 )
 
 // classifierLengthLo bounds the feasibility classifier's length scales
@@ -209,7 +210,7 @@ func (o *Optimizer) propose() (Trial, []float64, error) {
 		return o.random(err.Error())
 	}
 	o.theta = model.theta
-	acq := &acquisition{space: o.space, model: model, best: math.Inf(1), random: randomCands, local: localStarts, rng: o.rng}
+	acq := &acquisition{space: o.space, model: model, random: randomCands, local: localStarts, rng: o.rng}
 	if o.Infeasible() > 0 {
 		c, mean, std := standardise(labels)
 		feas, err := fitGP(o.finished(), c, o.thetaFeas, hyperRestarts, classifierLengthLo, o.rng)
@@ -219,11 +220,8 @@ func (o *Optimizer) propose() (Trial, []float64, error) {
 		o.thetaFeas = feas.theta
 		acq.feas = &classifier{model: feas, mean: mean, std: std}
 	}
-	around := o.bestUnits(aroundBest)
-	for _, u := range around {
-		m, _ := model.predict(u, nil)
-		acq.best = math.Min(acq.best, m)
-	}
+	around, best := incumbents(model, x, aroundBest)
+	acq.target = best - improvementMargin(model.sn2)
 	for _, c := range acq.maximise(around) {
 		v := o.space.values(c.u)
 		if !o.seen[key(v)] && o.space.checkOrder(v) == nil {
@@ -268,29 +266,25 @@ func (o *Optimizer) signed(v float64) float64 {
 	return v
 }
 
-// bestUnits are the encoded settings of the n best measured trials.
-func (o *Optimizer) bestUnits(n int) [][]float64 {
-	var idx []int
-	for i, t := range o.trials {
-		if t.Status == StatusOK {
-			idx = append(idx, i)
-		}
+// incumbents are the n measured points of lowest posterior mean, lowest
+// first, and that mean: the incumbent expected improvement measures
+// against. With noise, the best value told is more often a lucky
+// measurement than the best setting; the model's mean has averaged the
+// noise out.
+func incumbents(model *gp, x [][]float64, n int) ([][]float64, float64) {
+	means := make([]float64, len(x))
+	buf := make([]float64, len(x))
+	idx := make([]int, len(x))
+	for i, u := range x {
+		means[i], _ = model.predict(u, buf)
+		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		va, vb := o.signed(*o.trials[a].Value), o.signed(*o.trials[b].Value)
-		switch {
-		case va < vb:
-			return -1
-		case va > vb:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(means[a], means[b]) })
 	var out [][]float64
 	for _, i := range idx[:min(n, len(idx))] {
-		out = append(out, o.units[i])
+		out = append(out, x[i])
 	}
-	return out
+	return out, means[idx[0]]
 }
 
 // random is a feasible setting not tried yet, drawn uniformly in the cube
