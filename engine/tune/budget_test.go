@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"os"
 	"sync"
 	"testing"
 )
@@ -60,6 +61,17 @@ func checkBudget(tb testing.TB, bg budget, r budgetResult) {
 func TestBudgetBranin(t *testing.T) {
 	bg := budget{tf: branin, limit: 80}
 	checkBudget(t, bg, measureBudget(t, bg, 6))
+}
+
+// TestBudgetHartmann6 is the budget on Hartmann-6 over the 20 seeds. It
+// takes one to two minutes on two cores, so it runs only with
+// WTD_BUDGET=1.
+func TestBudgetHartmann6(t *testing.T) {
+	if os.Getenv("WTD_BUDGET") != "1" {
+		t.Skip("the budget on Hartmann-6 takes minutes: WTD_BUDGET=1 go test ./engine/tune -run TestBudgetHartmann6 -v")
+	}
+	bg := budget{tf: hartmann6, limit: 150}
+	checkBudget(t, bg, measureBudget(t, bg, 20))
 }
 
 // BenchmarkBudget measures the budget on both functions, 20 seeds each
