@@ -79,7 +79,9 @@ var proofKnobs = []string{"eviction_dirty_target", "eviction.threads_max", "chec
 // the same ranges with 12 trials and 3 confirmation rounds; and a third
 // run of the baseline, tune's best and the grid's best by turns, compared
 // by wtd compare --by setting. It logs both tables and checks that tune's
-// confirmed best p99 is within 10% of the grid's best, and that its
+// best p99 is within 10% of the grid's best setting's, the two measured by
+// turns in the third run (the grid's single lowest figure is logged too:
+// the lowest of 48 noisy values is biased low), and that its
 // verdict agrees with wtd compare's of tune's best against the baseline.
 func TestTuneProof(t *testing.T) {
 	if os.Getenv("WTD_TUNE_PROOF") != "1" {
@@ -211,14 +213,22 @@ func TestTuneProof(t *testing.T) {
 	}
 	tuneSaysBetter := strings.HasPrefix(v.Verdict, "best setting ") && !strings.Contains(v.Verdict, "not confirmed")
 	compareSaysBetter := byValue["tune"] == "faster"
-	within := tuneConfirmed <= 1.1*gridBest.p99
+	// The grid's best is the lowest of 48 single measurements, so its
+	// figure is biased low by the noise it was picked from; the fair
+	// reference is the grid's best setting measured again, by turns with
+	// tune's best, in the compare run. Both figures are logged.
+	oneShot := tuneConfirmed <= 1.1*gridBest.p99
 	t.Logf("grid best %s: p99 %.2f ms (measured once); tune best %s: p99 %.2f ms (median of %d confirmation rounds): %.1f%% of the grid's best, within 10%%: %t",
-		gridBest.set, gridBest.p99, tuneBest, tuneConfirmed, len(bestRounds), 100*tuneConfirmed/gridBest.p99, within)
+		gridBest.set, gridBest.p99, tuneBest, tuneConfirmed, len(bestRounds), 100*tuneConfirmed/gridBest.p99, oneShot)
+	gridAgain, tuneAgain := medians["grid"], medians["tune"]
+	within := gridAgain > 0 && tuneAgain <= 1.1*gridAgain
+	t.Logf("by turns in the compare run: tune best p99 %.2f ms, grid best p99 %.2f ms: %.1f%% of the grid's best, within 10%%: %t",
+		tuneAgain, gridAgain, 100*tuneAgain/gridAgain, within)
 	t.Logf("compare run: p99 medians %v; tune vs baseline: %s, grid vs baseline: %s", medians, byValue["tune"], byValue["grid"])
 	t.Logf("tune's verdict says better: %t; wtd compare says tune's best is faster than the baseline: %t; they agree: %t",
 		tuneSaysBetter, compareSaysBetter, tuneSaysBetter == compareSaysBetter)
 	if !within {
-		t.Errorf("tune's confirmed best p99 %.2f ms is not within 10%% of the grid's best %.2f ms", tuneConfirmed, gridBest.p99)
+		t.Errorf("tune's best p99 %.2f ms is not within 10%% of the grid's best %.2f ms, measured by turns", tuneAgain, gridAgain)
 	}
 	if tuneSaysBetter != compareSaysBetter {
 		t.Errorf("tune's verdict %q disagrees with wtd compare's %q of tune's best against the baseline", v.Verdict, byValue["tune"])
