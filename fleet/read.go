@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -169,13 +170,10 @@ func (s *Sink) PreviousOK(ctx context.Context, r FleetRun) (FleetRun, error) {
 	if err != nil {
 		return FleetRun{}, err
 	}
-	for _, samePath := range []bool{true, false} {
-		for _, c := range cands { // newest first
-			if c.UUID != r.UUID && c.HostID == r.HostID && c.Run.StartedAt.Before(r.Run.StartedAt) &&
-				(c.Run.Playbook == r.Run.Playbook) == samePath && store.SameParams(c.Run.Params, r.Run.Params) {
-				return c, nil
-			}
-		}
+	// Host matches a name too: keep r's host's runs only.
+	cands = slices.DeleteFunc(cands, func(c FleetRun) bool { return c.HostID != r.HostID })
+	if c, ok := store.PickBaseline(cands, r.Run.Playbook, r.Run.Params, func(c FleetRun) (string, map[string]any) { return c.Run.Playbook, c.Run.Params }); ok {
+		return c, nil
 	}
 	return FleetRun{}, fmt.Errorf("no earlier ok run of %s on host %s with the same parameters as run %s: %w", name, r.HostID, r.Key, ErrNoRun)
 }

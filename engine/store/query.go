@@ -110,16 +110,28 @@ func (s *Store) PreviousOK(ctx context.Context, run Run) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	// The same playbook file first: two playbooks of one name in different
-	// directories must not be each other's baseline while either has runs.
+	if c, ok := PickBaseline(cands, run.PlaybookPath, run.Params, func(c Run) (string, map[string]any) { return c.PlaybookPath, c.Params }); ok {
+		return c, nil
+	}
+	return Run{}, fmt.Errorf("no earlier ok run of %s with the same parameters as run %d: %w", path.Base(run.PlaybookPath), run.ID, ErrNotFound)
+}
+
+// PickBaseline is the baseline, among cands (earlier ok runs of a
+// playbook's name, newest first; of gives a candidate's playbook path and
+// parameters), of a run of playbook path with params: the newest with the
+// same parameters, one of the same playbook file first, as two playbooks
+// of one name in different directories must not be each other's baseline
+// while either has runs.
+func PickBaseline[T any](cands []T, path string, params map[string]any, of func(T) (string, map[string]any)) (T, bool) {
 	for _, samePath := range []bool{true, false} {
 		for _, c := range cands {
-			if (c.PlaybookPath == run.PlaybookPath) == samePath && SameParams(c.Params, run.Params) {
-				return c, nil
+			if p, ps := of(c); (p == path) == samePath && SameParams(ps, params) {
+				return c, true
 			}
 		}
 	}
-	return Run{}, fmt.Errorf("no earlier ok run of %s with the same parameters as run %d: %w", path.Base(run.PlaybookPath), run.ID, ErrNotFound)
+	var none T
+	return none, false
 }
 
 // SameParams says whether two runs' parameters are equal (nil and empty

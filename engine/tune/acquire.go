@@ -46,8 +46,9 @@ type candidate struct {
 }
 
 // acquisition maximises expected improvement over the feasible part of the
-// cube: random feasible candidates and moves around the incumbents, then Nelder-Mead from the best few on the clamped box, where a
-// point whose decoded settings break a constraint scores nothing. It
+// cube: random feasible candidates and moves around the incumbents, then
+// Nelder-Mead from the best few on the clamped box, where a point whose
+// decoded settings break a constraint scores nothing. It
 // returns the candidates best first; every one decodes to settings that
 // keep the constraints.
 type acquisition struct {
