@@ -168,8 +168,9 @@ func ruleKnobs(space *tune.Space) []string {
 
 // inForce reads the values of knobs on s before the search: the cache's
 // size from serverStatus, a parameter with getParameter, a WiredTiger key
-// from the startup configuration string, else the value mongod runs with
-// by default (WiredTiger cannot be asked for its configuration).
+// from the run's own runtime reconfigures of it, else from the startup
+// configuration string, else the value mongod runs with by default
+// (WiredTiger cannot be asked for its configuration).
 func inForce(ctx context.Context, s *engine.Server, names []string) (tune.Settings, error) {
 	out := tune.Settings{}
 	var wt map[string]float64
@@ -196,6 +197,9 @@ func inForce(ctx context.Context, s *engine.Server, names []string) (tune.Settin
 				var err error
 				if wt, err = startupWT(ctx, s); err != nil {
 					return nil, err
+				}
+				for name, v := range s.RuntimeWTKnobs() {
+					wt[name] = v
 				}
 			}
 			v, ok := wt[k.Name]

@@ -57,6 +57,10 @@ type Server struct {
 	down     bool // between stop and start during a restart, or stopped
 	build    BuildInfo
 	svc      *service // set for a server a service manager runs (mongod.service)
+	// wtRuntime are the WiredTiger knobs this run has set at runtime
+	// since the process last started (by knob name): WiredTiger cannot be
+	// asked for its configuration, so wtd keeps count.
+	wtRuntime map[string]float64
 }
 
 // ErrAttached is returned by Restart on a server the run did not start.
@@ -184,6 +188,7 @@ func (s *Server) Restart(ctx context.Context, ch ServerChanges) error {
 	if err == nil {
 		s.down = false
 		s.restarts++
+		s.wtRuntime = nil
 		s.uri = s.hs.URI()
 	}
 	s.mu.Unlock()
@@ -301,6 +306,9 @@ func (s *Server) setParameter(ctx context.Context, name string, value any) (any,
 		return nil, fmt.Errorf("setParameter %s: %w", name, err)
 	}
 	s.run.Eventf("info", s.Name, "setParameter %s=%v", name, value)
+	if cfg, ok := value.(string); ok && strings.EqualFold(name, "wiredTigerEngineRuntimeConfig") {
+		s.noteRuntimeWT(cfg)
+	}
 	was, err := raw.LookupErr("was")
 	if err != nil {
 		return nil, nil
@@ -351,6 +359,36 @@ func (s *Server) ReconfigureKeep(ctx context.Context, cfg string, keep bool) err
 	}
 	_, err := s.setParameter(ctx, name, cfg)
 	return err
+}
+
+// noteRuntimeWT counts the knobs of a configuration string the server
+// took at runtime.
+func (s *Server) noteRuntimeWT(cfg string) {
+	vals, err := hostctl.WTKnobValues(cfg)
+	if err != nil || len(vals) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wtRuntime == nil {
+		s.wtRuntime = map[string]float64{}
+	}
+	for k, v := range vals {
+		s.wtRuntime[k] = v
+	}
+}
+
+// RuntimeWTKnobs are the WiredTiger knobs (by knob name) this run has set
+// on the server at runtime since its process last started: with the
+// startup configuration they give the values in force.
+func (s *Server) RuntimeWTKnobs() map[string]float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]float64, len(s.wtRuntime))
+	for k, v := range s.wtRuntime {
+		out[k] = v
+	}
+	return out
 }
 
 // rawToGo converts a BSON value to plain Go values (documents as ordered

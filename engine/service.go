@@ -230,6 +230,7 @@ func (s *Server) restartService(ctx context.Context, ch ServerChanges) error {
 	s.mu.Lock()
 	s.restarts++
 	s.down = false
+	s.wtRuntime = nil
 	s.mu.Unlock()
 	r.recordServer(ctx, s)
 	r.Eventf("info", s.Name, "in force after the restart: %s", s.inForce(ctx))

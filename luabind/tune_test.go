@@ -312,3 +312,35 @@ print("updates: " .. (m:server_status().opcounters.update - before))
 		t.Errorf("the server counted %.0f updates, the steps %.0f: want about 600 more, the warm-up's", updates, measured)
 	}
 }
+
+// TestTuneBaselineCountsTheRunsReconfigures: WiredTiger cannot be asked
+// for its configuration, so the values in force before a search are the
+// startup configuration's, then the run's own reconfigures since: with
+// eviction threads_min lowered to 1 at runtime, a search of threads_max
+// down to 1 is allowed (threads_min <= threads_max holds), its trials go
+// down to 1, and the baseline put back at the end is threads_max 4.
+func TestTuneBaselineCountsTheRunsReconfigures(t *testing.T) {
+	t.Parallel()
+	tr := newTestRun(t, withServer(t))
+	src := tuneLoad + `m:reconfigure("eviction=(threads_min=1)")
+local r = tune{ server = m, knobs = { ["eviction.threads_max"] = {1, 3} }, objective = "p99",
+  workload = { ns = "d.c", duration = 1, mix = { update = 1 }, rate = 300 },
+  budget = { trials = 3, initial = 3 }, confirm = 0, seed = 3 }
+print("baseline: " .. r.baseline["eviction.threads_max"])
+local low = 99
+for _, t in ipairs(r.trials) do low = math.min(low, t.settings["eviction.threads_max"]) end
+print("lowest: " .. low)
+print("in force: " .. m:get_parameter("wiredTigerEngineRuntimeConfig"))
+`
+	if _, err := RunPlaybook(context.Background(), "reconf.lua", src, tr.env(nil)); err != nil {
+		t.Fatalf("%v\n--- output:\n%s--- events:\n%s", err, tr.out, tr.log)
+	}
+	out := tr.out.String()
+	t.Logf("output:\n%s", out)
+	if !strings.Contains(out, "baseline: 4\n") {
+		t.Errorf("output %q: want the baseline threads_max 4", out)
+	}
+	if !strings.Contains(out, "in force: eviction=(threads_max=4)\n") {
+		t.Errorf("output %q: want threads_max 4 put back", out)
+	}
+}
