@@ -134,18 +134,36 @@ type runReply struct {
 }
 
 // waitRun polls GET /api/v1/runs/{id} until the run's status is not
-// running.
+// running, then GET /healthz until the daemon no longer names it as its
+// run going on: the run's record ends before its process exits, and the
+// daemon fires nothing else until the process is gone.
 func (c apiClient) waitRun(id int64, within time.Duration) runReply {
 	c.t.Helper()
 	deadline := time.Now().Add(within)
+	var r runReply
 	for {
-		var r runReply
+		r = runReply{}
 		c.want(200, "GET", fmt.Sprintf("/api/v1/runs/%d", id), &r)
 		if r.Run.Status != "running" {
-			return r
+			break
 		}
 		if time.Now().After(deadline) {
 			c.t.Fatalf("run %d still running after %s", id, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for {
+		var h struct {
+			Running *struct {
+				RunID int64 `json:"run_id"`
+			}
+		}
+		c.want(200, "GET", "/healthz", &h)
+		if h.Running == nil || h.Running.RunID != id {
+			return r
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("run %d recorded %s but the daemon still runs it after %s", id, r.Run.Status, within)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
