@@ -137,7 +137,10 @@ type search struct {
 	baseSecondP99 float64
 	apply         applier
 	n             int // the search's number in the run
-	insert        int64
+	// measuredBest is the best objective a trial of the search measured
+	// (nil: none measured), whichever trial is confirmed.
+	measuredBest *float64
+	insert       int64
 }
 
 // Check checks a search's configuration before anything runs: the knobs
@@ -369,10 +372,52 @@ func (t *search) searchTrials(ctx context.Context, res *Result) (*record.TuneTri
 			break
 		}
 	}
+	if best != nil && best.N > 0 {
+		t.measuredBest = best.Objective
+		best = t.recommend(opt, res, best)
+	}
 	if best != nil {
 		res.Best, res.BestTrial = best.Settings, best.N
 	}
 	return best, nil
+}
+
+// recommend picks the trial to confirm once some trial measured better
+// than the baseline: of the search's measured trials, the one the model
+// of them all predicts best (the best figure measured, lucky, is more
+// often noise than the best setting); measured is that best figure's
+// trial, kept when the model has nothing to say.
+func (t *search) recommend(opt *tune.Optimizer, res *Result, measured *record.TuneTrial) *record.TuneTrial {
+	baseText := SettingsText(t.space, t.base)
+	pick, predicted, ok := opt.Recommend(func(tr tune.Trial) bool { return SettingsText(t.space, tr.Settings) != baseText })
+	if !ok {
+		return measured
+	}
+	want := SettingsText(t.space, pick.Settings)
+	for _, tr := range res.Trials[1:] {
+		if tr.Status != record.StatusOK || tr.Objective == nil || SettingsText(t.space, tr.Settings) != want {
+			continue
+		}
+		if tr.N != measured.N {
+			t.run.Eventf("info", record.SourceTune, "search %d: trial %d measured the best %s (%s %s); the model of the %d measured trials predicts trial %d best (%s %s, measured %s %s): trial %d is the best setting",
+				t.n, measured.N, res.Measure, compare.FormatValue(measured.Objective), t.unit, measuredCount(res.Trials), tr.N,
+				compare.FormatValue(&predicted), t.unit, compare.FormatValue(tr.Objective), t.unit, tr.N)
+		}
+		b := tr
+		return &b
+	}
+	return measured
+}
+
+// measuredCount is the number of trials measured (the baseline's among them).
+func measuredCount(trials []record.TuneTrial) int {
+	n := 0
+	for _, tr := range trials {
+		if tr.Status == record.StatusOK && tr.Objective != nil {
+			n++
+		}
+	}
+	return n
 }
 
 func outcome(tr record.TuneTrial) tune.Outcome {
@@ -671,10 +716,14 @@ func (t *search) confirm(ctx context.Context, res *Result, best *record.TuneTria
 // first trial of res), or confirm = 0.
 func (t *search) unconfirmed(res *Result, best *record.TuneTrial) (verdict string, done bool) {
 	base := res.Trials[0]
+	measured := t.measuredBest
+	if measured == nil && best != nil {
+		measured = best.Objective
+	}
 	switch {
 	case best == nil:
 		return "no setting was measured: no verdict", true
-	case best.N == 0 || !t.isBetter(*best.Objective, *base.Objective):
+	case best.N == 0 || !t.isBetter(*measured, *base.Objective):
 		return fmt.Sprintf("no setting beat the baseline beyond noise: none of %d trials measured a better %s than the baseline's %s %s",
 			len(res.Trials)-1, res.Measure, compare.FormatValue(base.Objective), t.unit), true
 	case t.cfg.Confirm == 0:

@@ -379,6 +379,54 @@ func (o *Optimizer) Best() (t Trial, ok bool) {
 	return copyTrial(o.trials[best]), true
 }
 
+// Recommend returns, of the measured trials that among accepts (nil: all),
+// the one a Gaussian process fitted to every measured trial predicts
+// best, and that prediction (the posterior mean, in the objective's
+// units). With noise the best value told is more often a lucky
+// measurement than the best setting, and a second measurement of it
+// regresses; the model's mean pools each trial with its neighbours. With
+// fewer than 3 measured trials, or when the model cannot be fitted, it is
+// the best value told among those accepted. ok is false when none is.
+func (o *Optimizer) Recommend(among func(Trial) bool) (t Trial, predicted float64, ok bool) {
+	accept := func(tr Trial) bool { return tr.Status == StatusOK && (among == nil || among(tr)) }
+	told := func() (Trial, float64, bool) {
+		best := -1
+		for i, tr := range o.trials {
+			if accept(tr) && (best < 0 || o.signed(*tr.Value) < o.signed(*o.trials[best].Value)) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return Trial{}, 0, false
+		}
+		return copyTrial(o.trials[best]), *o.trials[best].Value, true
+	}
+	x, y, _ := o.data()
+	if len(x) < 3 {
+		return told()
+	}
+	z, mean, sd := standardise(y)
+	model, err := fitGP(x, z, o.theta, hyperRestarts, hyperBounds.length[0], o.rng)
+	if err != nil {
+		return told()
+	}
+	best, bestMean := -1, math.Inf(1)
+	buf := make([]float64, len(x))
+	for i, tr := range o.trials {
+		if !accept(tr) {
+			continue
+		}
+		m, _ := model.predict(o.units[i], buf)
+		if m < bestMean {
+			best, bestMean = i, m
+		}
+	}
+	if best < 0 {
+		return Trial{}, 0, false
+	}
+	return copyTrial(o.trials[best]), o.signed(bestMean*sd + mean), true
+}
+
 // Infeasible is the number of trials told infeasible.
 func (o *Optimizer) Infeasible() int {
 	n := 0

@@ -305,3 +305,59 @@ func TestExhausted(t *testing.T) {
 		t.Errorf("Next after every setting: %v, want ErrExhausted", err)
 	}
 }
+
+// TestRecommendDiscountsLuck: over noisy measurements of a smooth
+// function, the trial the model predicts best is truly better, on
+// average over seeds, than the trial of the lowest value told (the
+// winner's curse picks the luckiest, not the best); the prediction is
+// in the objective's units and way; among restricts the choice.
+func TestRecommendDiscountsLuck(t *testing.T) {
+	f := func(x float64) float64 { return 1 + 2*(x-0.7)*(x-0.7) }
+	knobs := []Knob{{Name: "x", Lo: 0, Hi: 1}}
+	for _, dir := range []Direction{Minimize, Maximize} {
+		sign := 1.0
+		if dir == Maximize {
+			sign = -1
+		}
+		var regretTold, regretModel float64
+		const seeds = 20
+		for seed := range seeds {
+			rng := rand.New(rand.NewPCG(uint64(seed), 9))
+			o := newOptimizer(t, knobs, nil, Config{Direction: dir})
+			for i := range 25 {
+				x := float64(i) / 24
+				if _, err := o.Observe(Settings{"x": x}, Value(sign*(f(x)+0.15*rng.NormFloat64()))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			told, _ := o.Best()
+			picked, predicted, ok := o.Recommend(nil)
+			if !ok {
+				t.Fatal("Recommend found nothing")
+			}
+			regretTold += f(told.Settings["x"]) - 1
+			regretModel += f(picked.Settings["x"]) - 1
+			if truth := sign * f(picked.Settings["x"]); math.Abs(predicted-truth) > 0.3 { // 2 sd of the noise
+				t.Errorf("%s seed %d: predicted %g at x = %g, the function is %g there", dir, seed, predicted, picked.Settings["x"], truth)
+			}
+			notIt, _, ok := o.Recommend(func(tr Trial) bool { return tr.N != picked.N })
+			if !ok || notIt.N == picked.N {
+				t.Errorf("%s seed %d: Recommend without trial %d gave trial %d", dir, seed, picked.N, notIt.N)
+			}
+		}
+		t.Logf("%s: mean regret of the lowest told %.4f, of the model's pick %.4f", dir, regretTold/seeds, regretModel/seeds)
+		if regretModel >= regretTold {
+			t.Errorf("%s: the model's pick (mean regret %.4f) is no better than the value told (%.4f)", dir, regretModel/seeds, regretTold/seeds)
+		}
+	}
+	o := newOptimizer(t, knobs, nil, Config{})
+	if _, _, ok := o.Recommend(nil); ok {
+		t.Error("Recommend with no trial found one")
+	}
+	for i, v := range []float64{3, 1} {
+		_, _ = o.Observe(Settings{"x": float64(i)}, Value(v))
+	}
+	if tr, p, _ := o.Recommend(nil); tr.N != 2 || p != 1 {
+		t.Errorf("with 2 trials Recommend is the best told: trial %d, %g", tr.N, p)
+	}
+}
