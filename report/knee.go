@@ -63,7 +63,7 @@ func sweeps(rec *record.Record) []sweep {
 	for _, s := range rec.Steps {
 		n, ok := s.Labels["threads"].(float64)
 		m := record.MeasuresOf(s)
-		if !ok || m.OpsPerSec == nil || m.Load || s.Status != record.StatusOK || n < 1 {
+		if !ok || m.OpsPerSec == nil || m.P99Micros == nil || m.Load || s.Status != record.StatusOK || n < 1 {
 			continue
 		}
 		if by[s.Name] == nil {

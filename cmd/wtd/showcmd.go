@@ -370,13 +370,13 @@ func showResults(w io.Writer, s record.StepRecord) {
 		if ops, ok := res["ops"].(map[string]any); ok {
 			for _, op := range sortedKeys(ops) {
 				o, _ := ops[op].(map[string]any)
-				fmt.Fprintf(w, "  %-10s  count %s errors %s  %.0f ops/s  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  max %.3f ms\n", op+":",
-					plain(o["count"]), plain(o["errors"]), num(o["ops_per_sec"]), num(o["p50_micros"])/1000, num(o["p95_micros"])/1000, num(o["p99_micros"])/1000, num(o["max_micros"])/1000)
+				fmt.Fprintf(w, "  %-10s  count %s errors %s  %.0f ops/s  p50 %s ms  p95 %s ms  p99 %s ms  max %s ms\n", op+":",
+					plain(o["count"]), plain(o["errors"]), num(o["ops_per_sec"]), latencyMs(o, "p50_micros"), latencyMs(o, "p95_micros"), latencyMs(o, "p99_micros"), latencyMs(o, "max_micros"))
 			}
 		} else if _, ok := res["docs_per_sec"]; ok {
 			fmt.Fprintf(w, "  load:       %v docs, %.0f docs/s, %.1f MB/s", plain(res["docs"]), num(res["docs_per_sec"]), num(res["mb_per_sec"]))
 			if b, ok := res["batch"].(map[string]any); ok {
-				fmt.Fprintf(w, "; per batch of documents: %v batches, p50 %.3f ms, p99 %.3f ms", plain(b["count"]), num(b["p50_micros"])/1000, num(b["p99_micros"])/1000)
+				fmt.Fprintf(w, "; per batch of documents: %v batches, p50 %s ms, p99 %s ms", plain(b["count"]), latencyMs(b, "p50_micros"), latencyMs(b, "p99_micros"))
 			}
 			fmt.Fprintln(w)
 		} else {
@@ -394,6 +394,15 @@ func showResults(w io.Writer, s record.StepRecord) {
 			fmt.Fprintf(w, "  pages read/op: %.3f (the pages read into the cache over all the step's operations)\n", *v)
 		}
 	}
+}
+
+// latencyMs formats latency key (microseconds) of stats o in ms, Dash when
+// o counts no success (its latencies were not measured).
+func latencyMs(o map[string]any, key string) string {
+	if num(o["count"]) == 0 {
+		return record.Dash
+	}
+	return fmt.Sprintf("%.3f", num(o[key])/1000)
 }
 
 func num(v any) float64 {

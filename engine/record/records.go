@@ -129,7 +129,12 @@ func MeasuresOf(st StepRecord) Measures {
 	var m Measures
 	n := numbersOf(st)
 	if n.hasOps {
-		m.OpsPerSec, m.P50Micros, m.P99Micros, m.Load = ptr(n.opsPerSec), ptr(n.p50), ptr(n.p99), n.load
+		m.OpsPerSec, m.Load = ptr(n.opsPerSec), n.load
+		if n.ops > 0 {
+			// Latencies are of successes: with none, none was measured
+			// (the result's zeros are not a latency).
+			m.P50Micros, m.P99Micros = ptr(n.p50), ptr(n.p99)
+		}
 		if e, ok := errorsOf(st.Result); ok {
 			m.Errors = &e
 		}

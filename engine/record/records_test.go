@@ -46,3 +46,38 @@ func TestSecondSeriesWithoutP99(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasuresWithoutSuccess: a workload or load step that counted no
+// success measured its rate (0 ops/s) and its errors, but no latency: its
+// p50 and p99 are nil (shown –), never 0, as a result and as stored.
+func TestMeasuresWithoutSuccess(t *testing.T) {
+	none := workload.Result{Total: workload.OpStats{Count: 0, Errors: 7}}
+	some := workload.Result{Total: workload.OpStats{Count: 5, OpsPerSec: 5, P50Micros: 400, P99Micros: 900}}
+	load := workload.LoadResult{Docs: 0}
+	stored := func(r any) any {
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for name, result := range map[string]any{"workload": none, "workload, stored": stored(none), "load": load, "load, stored": stored(load)} {
+		m := MeasuresOf(StepRecord{Result: result})
+		if m.OpsPerSec == nil || *m.OpsPerSec != 0 {
+			t.Errorf("%s: ops/s %v, want 0 (measured)", name, m.OpsPerSec)
+		}
+		if m.P50Micros != nil || m.P99Micros != nil {
+			t.Errorf("%s without a success: p50 %v, p99 %v; want nil (not measured)", name, m.P50Micros, m.P99Micros)
+		}
+	}
+	if m := MeasuresOf(StepRecord{Result: stored(none)}); m.Errors == nil || *m.Errors != 7 {
+		t.Errorf("errors %v, want 7", m.Errors)
+	}
+	if m := MeasuresOf(StepRecord{Result: stored(some)}); m.P99Micros == nil || *m.P99Micros != 900 || *m.P50Micros != 400 {
+		t.Errorf("with successes: p50 %v p99 %v, want 400 and 900", m.P50Micros, m.P99Micros)
+	}
+}
