@@ -25,17 +25,7 @@ func TestSecondSeriesWithoutP99(t *testing.T) {
 		{Second: 1, Counts: map[string]int64{"read": 0, "insert": 0}, P99Micros: map[string]float64{"read": 0, "insert": 0}},
 		{Second: 2, Counts: map[string]int64{"read": 0, "insert": 4}, P99Micros: map[string]float64{"read": 0, "insert": 900}},
 	}}
-	stored := func(r workload.Result) any {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	stored := func(r workload.Result) any { return storedResult(t, r) }
 	for name, result := range map[string]any{"current": current, "older": older, "current, stored": stored(current), "older, stored": stored(older)} {
 		ops, p99 := SecondSeries(StepRecord{Result: result})
 		if got, want := fmt.Sprint(ops), "[10 0 4]"; got != want {
@@ -54,17 +44,7 @@ func TestMeasuresWithoutSuccess(t *testing.T) {
 	none := workload.Result{Total: workload.OpStats{Count: 0, Errors: 7}}
 	some := workload.Result{Total: workload.OpStats{Count: 5, OpsPerSec: 5, P50Micros: 400, P99Micros: 900}}
 	load := workload.LoadResult{Docs: 0}
-	stored := func(r any) any {
-		b, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	stored := func(r any) any { return storedResult(t, r) }
 	for name, result := range map[string]any{"workload": none, "workload, stored": stored(none), "load": load, "load, stored": stored(load)} {
 		m := MeasuresOf(StepRecord{Result: result})
 		if m.OpsPerSec == nil || *m.OpsPerSec != 0 {
@@ -80,4 +60,18 @@ func TestMeasuresWithoutSuccess(t *testing.T) {
 	if m := MeasuresOf(StepRecord{Result: stored(some)}); m.P99Micros == nil || *m.P99Micros != 900 || *m.P50Micros != 400 {
 		t.Errorf("with successes: p50 %v p99 %v, want 400 and 900", m.P50Micros, m.P99Micros)
 	}
+}
+
+// storedResult is result as a store gives it back: its JSON decoded.
+func storedResult(t *testing.T, result any) any {
+	t.Helper()
+	b, err := json.Marshal(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
