@@ -22,7 +22,7 @@ import (
 const proofSetup = `
 local m = mongod.start{ cacheSizeGB = 0.25 }
 step{ name = "load", run = function() return m:load{ ns = "p.c", docs = 300000, doc_bytes = 1000, threads = 2 } end }
-local W = { ns = "p.c", duration = 10, warmup = 1, rate = 2000, threads = 4, mix = { update = 10 } }
+local W = { ns = "p.c", duration = 20, warmup = 2, rate = 2000, threads = 4, mix = { update = 10 } }
 m:reconfigure("eviction=(threads_min=1)")
 local function set(t, g, th)
   m:reconfigure(string.format("eviction_dirty_target=%d,eviction_dirty_trigger=%d,eviction=(threads_max=%d)", t, g, th))
@@ -80,8 +80,8 @@ end
 // proofKnobs are the grid's knobs, in the order the playbooks give them.
 var proofKnobs = []string{"eviction_dirty_target", "eviction_dirty_trigger", "eviction.threads_max"}
 
-// TestTuneProof is the proof of tune{} on minimongod (about 30 minutes,
-// so only with WTD_TUNE_PROOF=1, and -timeout 60m): a grid of 48 settings
+// TestTuneProof is the proof of tune{} on minimongod (about 45 minutes,
+// so only with WTD_TUNE_PROOF=1, and -timeout 90m): a grid of 48 settings
 // of three eviction knobs, each measured once; tune{} over
 // the same ranges with 12 trials and 5 confirmation rounds; and a third
 // run of the baseline, tune's best and the grid's best by turns, compared
@@ -92,7 +92,7 @@ var proofKnobs = []string{"eviction_dirty_target", "eviction_dirty_trigger", "ev
 // verdict agrees with wtd compare's of tune's best against the baseline.
 func TestTuneProof(t *testing.T) {
 	if os.Getenv("WTD_TUNE_PROOF") != "1" {
-		t.Skip("the proof of tune{} takes about 30 minutes: WTD_TUNE_PROOF=1 go test ./cmd/wtd -run TestTuneProof -timeout 60m -v")
+		t.Skip("the proof of tune{} takes about 45 minutes: WTD_TUNE_PROOF=1 go test ./cmd/wtd -run TestTuneProof -timeout 90m -v")
 	}
 	_, mm := binaries(t)
 	dir := t.TempDir()
