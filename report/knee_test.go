@@ -13,10 +13,11 @@ import (
 	"wtd/internal/testbin"
 )
 
-// kneeStep is a recorded workload step of a sweep.
+// kneeStep is a recorded workload step of a sweep (ten seconds of it, as
+// a store gives it back).
 func kneeStep(name string, threads, ops, p99 float64) record.StepRecord {
 	return record.StepRecord{Name: name, Status: record.StatusOK, Labels: map[string]any{"threads": threads},
-		Result: map[string]any{"total": map[string]any{"ops_per_sec": ops, "p50_micros": p99 / 4, "p99_micros": p99}}}
+		Result: map[string]any{"total": map[string]any{"count": 10 * ops, "ops_per_sec": ops, "p50_micros": p99 / 4, "p99_micros": p99}}}
 }
 
 func TestKneeCharts(t *testing.T) {
@@ -27,6 +28,8 @@ func TestKneeCharts(t *testing.T) {
 		kneeStep("threads", 16, 5000, 3400), kneeStep("threads", 16, 5100, 3600), // repeated: the median counts
 		kneeStep("threads", 32, 5300, 7000),
 		kneeStep("other", 1, 10, 1000), // one count: no sweep
+		{Name: "threads", Status: record.StatusOK, Labels: map[string]any{"threads": 64.0}, // every operation failed: no latency, no point
+			Result: map[string]any{"total": map[string]any{"count": 0.0, "errors": 900.0, "ops_per_sec": 0.0, "p50_micros": 0.0, "p99_micros": 0.0}}},
 	}}
 	charts := kneeCharts([]*record.Record{rec})
 	if len(charts) != 2 || charts[0].ID != "knee-ops" || charts[1].ID != "knee-p99" {
@@ -37,6 +40,9 @@ func TestKneeCharts(t *testing.T) {
 		t.Fatalf("throughput chart %+v", ops)
 	}
 	wantX, wantY, wantQ := []float64{1, 2, 4, 8, 16, 32}, []float64{1000, 1900, 3500, 5000, 5100, 5300}, []float64{1, 1.1, 1.3, 1.8, 3.5, 7}
+	if len(ops.Runs[0].X) != len(wantX) || len(p99.Runs[0].Series[0].Y) != len(wantX) {
+		t.Fatalf("x %v p99 %v, want %d points (the step without a success left out)", ops.Runs[0].X, p99.Runs[0].Series[0].Y, len(wantX))
+	}
 	for i := range wantX {
 		if ops.Runs[0].X[i] != wantX[i] || ops.Runs[0].Series[0].Y[i] != wantY[i] || p99.Runs[0].Series[0].Y[i] != wantQ[i] {
 			t.Errorf("point %d: x %v ops %v p99 %v ms, want %v %v %v", i, ops.Runs[0].X[i], ops.Runs[0].Series[0].Y[i], p99.Runs[0].Series[0].Y[i], wantX[i], wantY[i], wantQ[i])
